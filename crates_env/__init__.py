@@ -1,0 +1,27 @@
+"""Crates RL: an exact rules engine for Crates and its family (importable without torch)."""
+
+from .actions import ANNOUNCE, DRAW, NUM_ACTIONS, action_name, parse_action
+from .cards import card_code, parse_card, parse_cards
+from .game import Decision, Game, HandResult, IllegalActionError
+from .rules import PRESETS, Ruleset, make_ruleset
+from .scoring import pressure_value, score_hand
+
+__all__ = [
+    "ANNOUNCE",
+    "DRAW",
+    "NUM_ACTIONS",
+    "PRESETS",
+    "Decision",
+    "Game",
+    "HandResult",
+    "IllegalActionError",
+    "Ruleset",
+    "action_name",
+    "card_code",
+    "make_ruleset",
+    "parse_action",
+    "parse_card",
+    "parse_cards",
+    "pressure_value",
+    "score_hand",
+]

@@ -1,0 +1,54 @@
+"""The flat action space shared by every preset.
+
+| actions  | meaning                                              |
+|----------|------------------------------------------------------|
+| 0 - 52   | play a card of that kind (``suit * 13 + rank``; 52 is a Joker) |
+| 53 - 56  | name a suit after a wild: clubs, diamonds, hearts, spades |
+| 57       | draw (only when the rules make a draw the move)      |
+| 58       | announce "one card"                                  |
+"""
+
+from __future__ import annotations
+
+from .cards import NUM_KINDS, SUITS, card_code, parse_card
+
+PLAY = 0
+SUIT = NUM_KINDS
+DRAW = SUIT + 4
+ANNOUNCE = DRAW + 1
+NUM_ACTIONS = ANNOUNCE + 1
+
+
+def play_action(kind: int) -> int:
+    return PLAY + kind
+
+
+def suit_action(suit: int) -> int:
+    return SUIT + suit
+
+
+def action_name(action: int) -> str:
+    """``"play 8S"``, ``"suit H"``, ``"draw"`` or ``"announce"``."""
+    if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"not an action: {action!r} (valid: 0..{NUM_ACTIONS - 1})")
+    if action < SUIT:
+        return "play " + card_code(action - PLAY)
+    if action < DRAW:
+        return "suit " + SUITS[action - SUIT]
+    return "draw" if action == DRAW else "announce"
+
+
+def parse_action(text: str) -> int:
+    """Inverse of :func:`action_name`; raises ``ValueError`` naming the text and the valid forms."""
+    words = text.strip().split() if isinstance(text, str) else []
+    verb = words[0].lower() if words else ""
+    if verb in ("draw", "announce") and len(words) == 1:
+        return DRAW if verb == "draw" else ANNOUNCE
+    if verb == "play" and len(words) == 2:
+        return PLAY + parse_card(words[1])
+    if verb == "suit" and len(words) == 2 and words[1].upper() in SUITS:
+        return SUIT + SUITS.index(words[1].upper())
+    raise ValueError(
+        f"bad action {text!r}: valid forms are 'play <card>' (e.g. 'play 8S'), "
+        "'suit <C|D|H|S>', 'draw', 'announce'"
+    )

@@ -1,0 +1,92 @@
+"""Scoring a hand left at the end of a deal, and pressure values (RULES.md §1.8-1.10, §1.15).
+
+The three-scoring algorithms are the closed forms of RULES.md §1.15; P3 says the engine always takes
+the minimum a player could reach by choosing covers, and these forms are that minimum (the tests
+check them against a brute-force search over every way to cover).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+from .cards import ACE, EIGHT, JOKER, THREE, parse_card, rank_of
+from .rules import Ruleset, make_ruleset
+
+
+def card_points(kind: int, points: tuple[int, ...]) -> int:
+    return points[13] if kind == JOKER else points[rank_of(kind)]
+
+
+def _top(values: list[int], n: int) -> int:
+    return sum(sorted(values, reverse=True)[:n])
+
+
+def score_kinds(kinds: Iterable[int], ruleset: Ruleset) -> int:
+    """Points of a hand of card kinds under ``ruleset``'s point table and three-scoring."""
+    kinds = list(kinds)
+    if not kinds:
+        return 0
+    points = ruleset.points
+    threes = sum(1 for k in kinds if k != JOKER and rank_of(k) == THREE)
+    if threes == len(kinds):  # a hand of threes only (kreights' own table [001:41])
+        table = ruleset.all_threes
+        return table[threes - 1] if threes <= len(table) else -50 * threes
+    others = [k for k in kinds if k == JOKER or rank_of(k) != THREE]
+    values = [card_points(k, points) for k in others]
+    if threes == 0:
+        return sum(values)
+    algorithm = ruleset.three_scoring
+    if algorithm == "crates":
+        eights = sum(v for k, v in zip(others, values, strict=True) if _rank(k) == EIGHT)
+        n = [v for k, v in zip(others, values, strict=True) if _rank(k) != EIGHT]
+        if not n:
+            return eights + 3  # the threes collapse into one pair (or one bare three)
+        j = min(threes, max(1, sum(1 for v in n if v > 3)))
+        return eights + sum(n) - _top(n, j) + 3 * j
+    if algorithm == "kreights":
+        n = [v for k, v in zip(others, values, strict=True) if _rank(k) != EIGHT]
+        targets = n if threes == 1 else n + [3] * threes  # threes may cancel each other [001:48]
+        return sum(values) + 3 * threes - _top(targets, threes)
+    if algorithm == "cover8":
+        return sum(values) - _top(values, threes) + 3 * threes
+    # punitive (creights; craits_punitive_threes), optionally with eights coverable
+    barred = (ACE,) if algorithm == "punitive_cover8" else (ACE, EIGHT)
+    eligible = [v for k, v in zip(others, values, strict=True) if _rank(k) not in barred]
+    j = min(threes, len(eligible))
+    return sum(values) - _top(eligible, j) + 3 * j + 100 * (threes - j)
+
+
+def _rank(kind: int) -> int:
+    return -1 if kind == JOKER else rank_of(kind)
+
+
+@lru_cache(maxsize=64)
+def _cached_ruleset(preset: str, options: tuple) -> Ruleset:
+    return make_ruleset(preset, **dict(options))
+
+
+def score_hand(cards: Iterable[str | int], preset: str = "crates", **overrides) -> int:
+    """Points for ``cards`` (codes such as ``"3H"`` or kinds) left in hand at the end of a deal.
+
+    Every card needs a suit, e.g. ``["AS", "3H", "8C"]``.
+    ``overrides`` are ruleset options, e.g. ``craits_punitive_threes=True``.
+    """
+    options = tuple(
+        sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in overrides.items())
+    )
+    ruleset = _cached_ruleset(preset, options)
+    return score_kinds((parse_card(c) for c in cards), ruleset)
+
+
+def pressure_value(n: int, progression: str) -> int:
+    """Value of the ``n``-th pressure (1-based) of one player or partnership."""
+    if n < 1:
+        raise ValueError(f"pressures are counted from 1, not {n}")
+    if progression == "flat5":
+        return 5
+    if progression == "double":
+        return 5 << (n - 1)
+    if progression == "cap20":  # p1 = 5, pn = pn-1 + min(pn-1, 20) [000:150]
+        return 40 + 20 * (n - 4) if n > 4 else 5 << (n - 1)
+    raise ValueError(f"unknown pressure progression {progression!r}; valid: double, cap20, flat5")
