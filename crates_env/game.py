@@ -11,6 +11,7 @@ discard pile are lists with their top card last, and legal plays are one mask in
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -403,6 +404,12 @@ class Game:
     def apply(self, action: int) -> None:
         """Apply one action of the pending decision; raises ``IllegalActionError`` if not legal."""
         legal = self.legal_actions()
+        try:  # ints and numpy integers; a float or a bool is not an action
+            if isinstance(action, bool):
+                raise TypeError
+            action = operator.index(action)
+        except TypeError:
+            self._reject(action, legal)
         if action not in legal:
             self._reject(action, legal)
         self._legal = None
@@ -461,8 +468,6 @@ class Game:
         if self.series_left:
             self.series_left -= 1
         announced, self.announced = self.announced, False
-        self._check_call(p, size_before, kind, announced)
-
         text = f"p{p} plays {card_code(kind)}"
         if kind != JOKER:
             rank = rank_of(kind)
@@ -478,6 +483,7 @@ class Game:
             self.count = 2
             text += ", count 2"
         self.events.append(text)
+        self._check_call(p, size_before, kind, announced)
         if self.rules.one_card_per_turn and self.sizes[p] == 1:
             self._check_turn_call(p)
         if not self.sizes[p] and not self.count and not self._must_play_again(kind, plain):
@@ -522,6 +528,9 @@ class Game:
                 self.series_left = 3
             self._play_again(p)  # a 6, a face K or an open series must be followed, even from 0
             return
+        if rank == TEN:  # before the out check: a final 10 counts for the next deal (E-43, E-47)
+            self.direction = -self.direction
+            self.events.append("direction " + ("clockwise" if self.direction == 1 else "reversed"))
         if self.sizes[p] == 0:
             self.events.append(f"p{p} goes out")
             self._end_hand("out")
@@ -529,10 +538,6 @@ class Game:
         if rank == FOUR:
             self.events.append(f"p{self.next_seat(p)} is skipped")
             self._start_turn(self.next_seat(p, 2))
-        elif rank == TEN:
-            self.direction = -self.direction
-            self.events.append("direction " + ("clockwise" if self.direction == 1 else "reversed"))
-            self._start_turn(self.next_seat(p))
         elif kind == JOKER:
             self._start_turn(self.prev_seat(p))
         elif self.rules.craits_face_cards and (rank == JACK or kind == QUEEN_OF_SPADES):
