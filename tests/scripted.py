@@ -1,0 +1,60 @@
+"""Helpers for scripted-deal tests: stacked decks, actions by name, event logs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from crates_env import Game, parse_action
+
+
+def deal_order(
+    hands: Sequence[Sequence[str]], dealer: int, starter: str, stock: Sequence[str] = ()
+) -> list[str]:
+    """A deck (top first) that deals ``hands[seat]`` to each seat one card at a time from the
+    dealer's left, then turns ``starter``; ``stock`` follows, top first."""
+    n = len(hands)
+    size = len(hands[0])
+    assert all(len(h) == size for h in hands)
+    order = [hands[(dealer + i) % n][r] for r in range(size) for i in range(1, n + 1)]
+    return [*order, starter, *stock]
+
+
+def stacked(preset, n, hands, starter, stock=(), dealer=0, **options) -> Game:
+    """A one-hand game dealt from :func:`deal_order`."""
+    deck = deal_order(hands, dealer, starter, stock)
+    schedule = [len(hands[0])]
+    return Game(preset, n, seed=0, dealer=dealer, deck=deck, deal_schedule=schedule, **options)
+
+
+def new_game(preset="crates", n=4, schedule=(8,), dealer=0, **options) -> Game:
+    """A game with a fixed first dealer and a short schedule (one hand unless told)."""
+    return Game(preset, n, seed=0, dealer=dealer, deal_schedule=list(schedule), **options)
+
+
+def act(g: Game, *names: str) -> None:
+    """Apply actions by name, checking each is legal first."""
+    for name in names:
+        legal = g.action_names()
+        assert name in legal, f"{name!r} is not legal for p{g.to_play}: {legal}"
+        g.apply(parse_action(name))
+
+
+def names(g: Game) -> list[str]:
+    """The legal actions by name, sorted (their order is not part of the contract)."""
+    return sorted(g.action_names())
+
+
+def same(a: Sequence[str], b: Sequence[str]) -> bool:
+    return sorted(a) == sorted(b)
+
+
+def since_setup(log: list[str]) -> list[str]:
+    """The event lines after the last ``position set`` line of a hand log."""
+    marks = [i for i, line in enumerate(log) if line.startswith("position set")]
+    assert marks, log
+    return log[marks[-1] + 1 :]
+
+
+def last_log(g: Game) -> list[str]:
+    """Events of the last finished hand after its scripted position."""
+    return since_setup(g.hand_logs[-1])
