@@ -6,6 +6,19 @@ from .game import Decision, Game, HandResult, IllegalActionError
 from .rules import PRESETS, Ruleset, make_ruleset
 from .scoring import pressure_value, score_hand
 
+
+def _register_gymnasium() -> None:
+    """Make ``gymnasium.make("Crates-v0", ...)`` work; the engine itself never needs gymnasium."""
+    try:
+        import gymnasium
+    except ImportError:
+        return
+    if "Crates-v0" not in gymnasium.registry:
+        gymnasium.register(id="Crates-v0", entry_point="crates_env.wrappers:CratesGymEnv")
+
+
+_register_gymnasium()
+
 __all__ = [
     "ANNOUNCE",
     "DRAW",

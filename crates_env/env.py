@@ -1,0 +1,325 @@
+"""PettingZoo AEC environment over the rules engine (``crates_env.crates_v0``).
+
+Used like PettingZoo's classic games, and exact where they are loose: every agent receives its
+reward for a hand on the step that ends it, whoever acted, and partners share their side's reward.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .actions import ANNOUNCE, NUM_ACTIONS, action_name, parse_action
+from .cards import SUIT_SYMBOLS, pretty
+from .game import Decision, Game, HandResult
+from .observation import Observer
+from .rules import Ruleset, make_ruleset
+
+REWARD_MODES = ("points", "relative", "win")
+ONE_CARD_MODES = ("action", "auto")
+ILLEGAL_MODES = ("raise", "terminate")
+
+
+def env(**kwargs) -> AECEnv:
+    """The environment wrapped as PettingZoo's classic games are.
+
+    ``illegal="raise"`` (default) raises ``ValueError`` on an illegal action; ``"terminate"`` uses
+    PettingZoo's TerminateIllegalWrapper (the game ends, the offender gets ``illegal_reward``).
+    """
+    illegal = kwargs.pop("illegal", "raise")
+    illegal_reward = kwargs.pop("illegal_reward", -1.0)
+    if illegal not in ILLEGAL_MODES:
+        raise ValueError(f"illegal={illegal!r} is not valid; use one of {', '.join(ILLEGAL_MODES)}")
+    e: AECEnv = raw_env(**kwargs)
+    if illegal == "terminate":
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
+    """Crates (or a relative) for ``num_players`` agents ``player_0`` … ``player_{n-1}``.
+
+    Keyword arguments: ``preset``, ``num_players``, any ruleset option (e.g.
+    ``deal_schedule=[1]``), ``render_mode`` (``"ansi"`` or ``"human"``), ``reward_mode``
+    (``"points"``: minus own side's points this hand; ``"relative"``: mean of the opponents'
+    points minus own; ``"win"``: a terminal reward by final rank, +1 best to -1 worst),
+    ``reward_scale`` (multiplies every reward) and ``one_card`` (``"action"``: announcing is a
+    decision; ``"auto"``: the environment announces whenever it is allowed).
+    """
+
+    metadata = {  # noqa: RUF012 - PettingZoo reads a class attribute
+        "name": "crates_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        preset: str = "crates",
+        num_players: int | None = None,
+        render_mode: str | None = None,
+        reward_mode: str = "points",
+        reward_scale: float = 1.0,
+        one_card: str = "action",
+        **options,
+    ) -> None:
+        EzPickle.__init__(
+            self, preset, num_players, render_mode, reward_mode, reward_scale, one_card, **options
+        )
+        super().__init__()
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"render_mode={render_mode!r} is not valid; use None, 'ansi' or 'human'"
+            )
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(
+                f"reward_mode={reward_mode!r} is not valid; use one of {', '.join(REWARD_MODES)}"
+            )
+        if one_card not in ONE_CARD_MODES:
+            raise ValueError(
+                f"one_card={one_card!r} is not valid; use one of {', '.join(ONE_CARD_MODES)}"
+            )
+        self.rules: Ruleset = make_ruleset(preset, num_players, **options)
+        self.render_mode = render_mode
+        self.reward_mode = reward_mode
+        self.reward_scale = float(reward_scale)
+        self.auto_announce = one_card == "auto"
+        self.observer = Observer(self.rules)
+        n = self.rules.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(self.observer.low, self.observer.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._seed_rng = np.random.default_rng()
+        self.game: Game | None = None
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a game. ``options={"deck": [...], "dealer": k}`` stacks the first hand."""
+        options = dict(options or {})
+        unknown = set(options) - {"deck", "dealer"}
+        if unknown:  # PettingZoo's api_test passes foreign options: warn, do not fail
+            gymnasium.logger.warn(
+                f"ignoring reset option(s) {sorted(unknown)}; valid: deck, dealer"
+            )
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        # Each game draws its own generator from the env's stream: reset(seed=s) then plain
+        # resets replay the same games, and no two games of one stream repeat.
+        game_rng = np.random.default_rng(self._seed_rng.integers(2**63))
+        self.game = Game(
+            self.rules, seed=game_rng, dealer=options.get("dealer"), deck=options.get("deck")
+        )
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._auto_announce()
+        self._after_move(0)
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        self.infos = {a: {} for a in self.agents}
+        g = self.game
+        results_before = len(g.results)
+        try:
+            g.apply(action)
+        except ValueError as exc:  # name the agent too; the engine names the action and the legal
+            raise ValueError(f"{agent}: {exc}") from None
+        self._auto_announce()
+        self._after_move(results_before)
+        if self.render_mode == "human":
+            self.render()
+
+    def _auto_announce(self) -> None:
+        g = self.game
+        while self.auto_announce and g.decision is not None and ANNOUNCE in g.legal_actions():
+            g.apply(ANNOUNCE)
+
+    def _after_move(self, results_before: int) -> None:
+        """Hand out the rewards of every hand finished since ``results_before``; pick the agent."""
+        g = self.game
+        finished = g.results[results_before:]
+        for result in finished:
+            for agent, reward in self._hand_rewards(result).items():
+                self.rewards[agent] += reward
+        if finished:
+            summary = [hand_summary(r, self.rules) for r in finished]
+            for a in self.agents:
+                self.infos[a]["hands"] = summary
+        if g.game_over:
+            if self.reward_mode == "win" and not g.truncated:
+                for agent, reward in self._final_rewards().items():
+                    self.rewards[agent] += reward
+            done = dict.fromkeys(self.agents, True)
+            if g.truncated:
+                self.truncations = done
+            else:
+                self.terminations = done
+        else:
+            self.agent_selection = self.possible_agents[g.to_play]
+        self._accumulate_rewards()
+
+    def _hand_rewards(self, result: HandResult) -> dict[str, float]:
+        if self.reward_mode == "win":
+            return {}
+        team_of = self.rules.team_of
+        points = result.team_points
+        rewards = {}
+        for agent in self.agents:
+            own = team_of(self.agent_seat[agent])
+            value = -points[own]
+            if self.reward_mode == "relative":
+                others = [p for t, p in enumerate(points) if t != own]
+                value += sum(others) / len(others)
+            rewards[agent] = value * self.reward_scale
+        return rewards
+
+    def _final_rewards(self) -> dict[str, float]:
+        """+1 for the best final score down to -1 for the worst; ties share their ranks."""
+        scores = self.game.scores
+        teams = len(scores)
+        rewards = {}
+        for agent in self.agents:
+            mine = scores[self.rules.team_of(self.agent_seat[agent])]
+            better = sum(s < mine for s in scores)
+            tied = sum(s == mine for s in scores)
+            rank = better + (tied - 1) / 2  # 0 = best
+            rewards[agent] = (1 - 2 * rank / (teams - 1)) * self.reward_scale
+        return rewards
+
+    # ------------------------------------------------------------------ observing
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        g = self.game
+        seat = self.agent_seat[agent]
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if g.decision is not None and g.to_play == seat:
+            mask[g.legal_actions()] = 1
+        return {"observation": self.observer.encode(g, seat), "action_mask": mask}
+
+    def observation_layout(self) -> dict[str, tuple[int, int]]:
+        """Name -> (start, stop) of each slice of ``observe(agent)["observation"]``."""
+        return self.observer.layout()
+
+    # ------------------------------------------------------------------ introspection
+    def decode_action(self, action: int) -> str:
+        """``"play 8S"``, ``"suit H"``, ``"draw"``, ``"announce"``."""
+        return action_name(action)
+
+    def encode_action(self, text: str) -> int:
+        return parse_action(text)
+
+    def hand(self, agent: str) -> list[str]:
+        """Card codes held by ``agent``."""
+        return self.game.hand(self.agent_seat[agent])
+
+    def public_state(self) -> dict[str, Any]:
+        """What every player at the table can see."""
+        g = self.game
+        return {
+            "hand_sizes": g.hand_sizes,
+            "stock_size": len(g.stock),
+            "discard_size": len(g.discard),
+            "top_card": g.top_card,
+            "current_suit": g.current_suit,
+            "direction": g.direction,
+            "count": g.count,
+            "scores": g.seat_scores(),
+            "pressures": [g.pressure_count[self.rules.team_of(s)] for s in range(g.n)],
+            "hand_index": g.hand_index,
+            "deal_size": g.deal_size,
+            "dealer": g.dealer,
+            "to_play": None if g.decision is None else g.to_play,
+            "decision": None if g.decision is None else g.decision.name.lower(),
+            "penalty_owed": list(g.penalty_owed),
+            "stars": list(g.stars),
+        }
+
+    # ------------------------------------------------------------------ rendering
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = render_table(self.game, self.rules)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def hand_summary(result: HandResult, rules: Ruleset) -> dict[str, Any]:
+    """A finished hand as plain data for ``infos``."""
+    return {
+        "hand_index": result.hand_index,
+        "deal_size": result.deal_size,
+        "ended_by": result.ended_by,
+        "went_out": result.went_out,
+        "card_points": list(result.card_points),
+        "pressure_points": [
+            result.pressure_points[rules.team_of(s)] for s in range(len(result.stars))
+        ],
+        "pressures": [result.pressures[rules.team_of(s)] for s in range(len(result.stars))],
+        "points": [result.team_points[rules.team_of(s)] for s in range(len(result.stars))],
+        "stars": list(result.stars),
+    }
+
+
+def render_table(g: Game, rules: Ruleset, last_events: int = 6) -> str:
+    """A text table of the position: seats, sizes, scores, top card, suit, count, direction."""
+    suit = SUIT_SYMBOLS[g.suit] if g.suit is not None else "-"
+    top = pretty(g.deck.kinds[g.discard[-1]]) if g.discard else "-"
+    arrow = "clockwise" if g.direction == 1 else "counter-clockwise"
+    lines = [
+        f"{rules.preset} · hand {g.hand_index + 1}/{rules.num_hands} · {g.deal_size} cards dealt"
+        f" · dealer p{g.dealer}",
+        f"top {top}   suit {suit}   {arrow}   stock {len(g.stock)}   discard {len(g.discard)}"
+        + (f"   COUNT {g.count}" if g.count else ""),
+        "seat  cards  score  pressures",
+    ]
+    for s in range(g.n):
+        team = rules.team_of(s)
+        mark = ">" if g.decision is not None and g.to_play == s else " "
+        side = f" (team {team})" if rules.partnerships else ""
+        pressures = g.pressure_count[team]
+        lines.append(f"{mark}p{s}{side:>9}  {g.sizes[s]:>4}  {g.scores[team]:>5}  {pressures:>5}")
+    if g.decision is not None:
+        what = {Decision.PLAY: "to play", Decision.SUIT: "to name a suit"}.get(
+            g.decision, "to name the starter's suit"
+        )
+        lines.append(f"p{g.to_play} {what}")
+    else:
+        lines.append("game over: winner " + ", ".join(f"#{t}" for t in g.winners()))
+    lines.extend("  " + e for e in g.events[-last_events:])
+    return "\n".join(lines)

@@ -1,0 +1,179 @@
+"""Gymnasium single-agent view of the AEC environment, for SB3 and sb3-contrib's MaskablePPO.
+
+One seat is the learner; the other seats are played by opponent agents, any object with
+``act(observation, action_mask) -> int`` (and optionally ``reset()``). In a partnership game the
+learner also plays its partner's seat unless told otherwise, so a side is one policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import gymnasium as gym
+import numpy as np
+
+from .env import raw_env
+
+
+class Opponent(Protocol):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
+
+class UniformRandom:
+    """Picks uniformly among the legal actions (the wrapper's default opponent)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.rng.choice(np.flatnonzero(action_mask)))
+
+
+class CratesGymEnv(gym.Env):
+    """A whole game as one episode, seen by the learner.
+
+    ``learner_seat`` is a seat or ``"random"`` (drawn at every reset). ``opponents`` is one agent
+    for every other seat or a list with one per seat (``None`` at the learner's seats).
+    ``partner_is_learner`` (partnership games) lets the learner play its partner's seat too.
+    Rewards are the AEC environment's rewards for the learner's seat (its side's hand results,
+    even when a hand ends on an opponent's move); ``info["hands"]`` lists the hands finished.
+    An action outside the mask is refused: with ``illegal_action="penalize"`` (default) the step
+    changes nothing and returns ``illegal_reward`` with ``info["illegal"] = True`` (what
+    unmasked learners and gymnasium's env checker need); ``"raise"`` raises ``ValueError``.
+    Every other keyword goes to :class:`crates_env.env.raw_env` (preset, reward mode, ruleset
+    options, ...).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"]}  # noqa: RUF012 - gymnasium reads it
+
+    def __init__(
+        self,
+        preset: str = "crates",
+        num_players: int | None = None,
+        learner_seat: int | str = 0,
+        opponents: Opponent | Sequence[Opponent | None] | None = None,
+        partner_is_learner: bool = True,
+        illegal_action: str = "penalize",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        **env_kwargs,
+    ) -> None:
+        if illegal_action not in ("penalize", "raise"):
+            raise ValueError(
+                f"illegal_action={illegal_action!r} is not valid; use 'penalize' or 'raise'"
+            )
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.aec = raw_env(preset, num_players, render_mode=render_mode, **env_kwargs)
+        self.rules = self.aec.rules
+        n = self.rules.num_players
+        if not (
+            learner_seat == "random" or (isinstance(learner_seat, int) and 0 <= learner_seat < n)
+        ):
+            raise ValueError(f"learner_seat must be 0..{n - 1} or 'random', not {learner_seat!r}")
+        self.learner_seat = learner_seat
+        self.partner_is_learner = partner_is_learner and self.rules.partnerships
+        if opponents is None:
+            opponents = UniformRandom()
+        if isinstance(opponents, Sequence):
+            if len(opponents) != n:
+                raise ValueError(f"opponents needs one entry per seat ({n}), got {len(opponents)}")
+            self.opponents = list(opponents)
+        else:
+            self.opponents = [opponents] * n
+        space = self.aec.observation_space(self.aec.possible_agents[0])
+        self.observation_space = space["observation"]
+        self.action_space = self.aec.action_space(self.aec.possible_agents[0])
+        self.render_mode = render_mode
+        self._seat_rng = np.random.default_rng()
+        self.seat = 0
+        self._carried = 0.0  # reward of hands that ended before the learner's first decision
+
+    # ------------------------------------------------------------------ gym API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self._seat_rng = np.random.default_rng(seed)
+        self.aec.reset(seed=seed, options=options)
+        # A game can end before the learner decides (e.g. a one-hand game another seat wins
+        # at once); such a game holds nothing to learn, so the next one is dealt.
+        for _ in range(1000):
+            hands = self._start_game()
+            if not self.aec.game.game_over:
+                return self._observe(), {"seat": self.seat, "hands": hands}
+            if options and "deck" in options:
+                raise ValueError(
+                    "the stacked deck ends the game before the learner's first decision"
+                )
+            self.aec.reset()
+        raise RuntimeError("1,000 games in a row ended before the learner's first decision")
+
+    def _start_game(self) -> list:
+        """Seat the learner and play the opponents up to its first decision."""
+        n = self.rules.num_players
+        self.seat = (
+            int(self._seat_rng.integers(n)) if self.learner_seat == "random" else self.learner_seat
+        )
+        self._learner_agents = {self.aec.possible_agents[self.seat]}
+        if self.partner_is_learner:
+            self._learner_agents.add(self.aec.possible_agents[(self.seat + 2) % n])
+        for s, opp in enumerate(self.opponents):
+            if opp is not None and hasattr(opp, "reset") and self._is_opponent(s):
+                opp.reset()
+        self._carried, hands = self._play_opponents()
+        return hands
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if self.illegal_action == "penalize" and not self.action_masks()[int(action)]:
+            info = {"seat": self.seat, "hands": [], "illegal": True}
+            return self._observe(), self.illegal_reward, False, False, info
+        self.aec.step(int(action))
+        reward = self.aec.rewards[self._me] + self._carried
+        self._carried = 0.0
+        hands = list(self.aec.infos[self._me].get("hands", []))
+        more, later = self._play_opponents()
+        info = {"seat": self.seat, "hands": hands + later}
+        over = self.aec.game.game_over
+        truncated = over and self.aec.game.truncated
+        return self._observe(), float(reward + more), over and not truncated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner's pending decision (for MaskablePPO)."""
+        g = self.aec.game
+        mask = np.zeros(self.action_space.n, dtype=bool)
+        if g.decision is not None:
+            mask[g.legal_actions()] = True
+        return mask
+
+    def render(self) -> str | None:
+        return self.aec.render()
+
+    # ------------------------------------------------------------------ internals
+    @property
+    def _me(self) -> str:
+        return self.aec.possible_agents[self.seat]
+
+    def _is_opponent(self, seat: int) -> bool:
+        return self.aec.possible_agents[seat] not in self._learner_agents
+
+    def _play_opponents(self) -> tuple[float, list]:
+        """Play other seats until a learner seat must decide or the game ends."""
+        aec = self.aec
+        reward, hands = 0.0, []
+        while not aec.game.game_over and aec.agent_selection not in self._learner_agents:
+            agent = aec.agent_selection
+            obs = aec.observe(agent)
+            opponent = self.opponents[aec.agent_seat[agent]]
+            aec.step(int(opponent.act(obs["observation"], obs["action_mask"])))
+            reward += aec.rewards[self._me]
+            hands.extend(aec.infos[self._me].get("hands", []))
+        return reward, hands
+
+    def _observe(self) -> np.ndarray:
+        g = self.aec.game
+        # Once the game is over nobody decides; show the learner's own view.
+        seat = self.seat if g.game_over else g.to_play
+        return self.aec.observer.encode(g, seat)
