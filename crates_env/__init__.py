@@ -1,6 +1,16 @@
 """Crates RL: an exact rules engine for Crates and its family (importable without torch)."""
 
-from .actions import ANNOUNCE, DRAW, NUM_ACTIONS, action_name, parse_action
+from .actions import (
+    ANNOUNCE,
+    DRAW,
+    NUM_ACTIONS,
+    PASS,
+    REVERSE_ONCE,
+    REVERSE_PERMANENT,
+    STOP,
+    action_name,
+    parse_action,
+)
 from .cards import card_code, parse_card, parse_cards
 from .game import Decision, Game, HandResult, IllegalActionError
 from .rules import PRESETS, Ruleset, make_ruleset
@@ -23,7 +33,11 @@ __all__ = [
     "ANNOUNCE",
     "DRAW",
     "NUM_ACTIONS",
+    "PASS",
     "PRESETS",
+    "REVERSE_ONCE",
+    "REVERSE_PERMANENT",
+    "STOP",
     "Decision",
     "Game",
     "HandResult",

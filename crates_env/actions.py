@@ -6,6 +6,11 @@
 | 53 - 56  | name a suit after a wild: clubs, diamonds, hearts, spades |
 | 57       | draw (only when the rules make a draw the move)      |
 | 58       | announce "one card"                                  |
+| 59       | pass (zimbabwe): end the turn after drawing, or when nothing can be drawn; |
+|          | or take the skip of a 7 rather than pass it on                |
+| 60       | reverse permanent (zimbabwe J): play reverses until the next J |
+| 61       | reverse once (zimbabwe J): reversed for the previous player's turn only |
+| 62       | stop (zimbabwe): play no more cards of the rank just played   |
 """
 
 from __future__ import annotations
@@ -16,7 +21,22 @@ PLAY = 0
 SUIT = NUM_KINDS
 DRAW = SUIT + 4
 ANNOUNCE = DRAW + 1
-NUM_ACTIONS = ANNOUNCE + 1
+PASS = ANNOUNCE + 1
+REVERSE_PERMANENT = PASS + 1
+REVERSE_ONCE = REVERSE_PERMANENT + 1
+STOP = REVERSE_ONCE + 1
+NUM_ACTIONS = STOP + 1
+
+# The actions that are one or two words, by id.
+_WORDS = {
+    DRAW: "draw",
+    ANNOUNCE: "announce",
+    PASS: "pass",
+    REVERSE_PERMANENT: "reverse permanent",
+    REVERSE_ONCE: "reverse once",
+    STOP: "stop",
+}
+_BY_WORDS = {words: action for action, words in _WORDS.items()}
 
 
 def play_action(kind: int) -> int:
@@ -28,27 +48,29 @@ def suit_action(suit: int) -> int:
 
 
 def action_name(action: int) -> str:
-    """``"play 8S"``, ``"suit H"``, ``"draw"`` or ``"announce"``."""
+    """``"play 8S"``, ``"suit H"``, ``"draw"``, ``"announce"``, ``"pass"``, ``"reverse
+    permanent"``, ``"reverse once"`` or ``"stop"``."""
     if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
         raise ValueError(f"not an action: {action!r} (valid: 0..{NUM_ACTIONS - 1})")
     if action < SUIT:
         return "play " + card_code(action - PLAY)
     if action < DRAW:
         return "suit " + SUITS[action - SUIT]
-    return "draw" if action == DRAW else "announce"
+    return _WORDS[action]
 
 
 def parse_action(text: str) -> int:
     """Inverse of :func:`action_name`; raises ``ValueError`` naming the text and the valid forms."""
     words = text.strip().split() if isinstance(text, str) else []
     verb = words[0].lower() if words else ""
-    if verb in ("draw", "announce") and len(words) == 1:
-        return DRAW if verb == "draw" else ANNOUNCE
+    phrase = " ".join(w.lower() for w in words)
+    if phrase in _BY_WORDS:
+        return _BY_WORDS[phrase]
     if verb == "play" and len(words) == 2:
         return PLAY + parse_card(words[1])
     if verb == "suit" and len(words) == 2 and words[1].upper() in SUITS:
         return SUIT + SUITS.index(words[1].upper())
     raise ValueError(
         f"bad action {text!r}: valid forms are 'play <card>' (e.g. 'play 8S'), "
-        "'suit <C|D|H|S>', 'draw', 'announce'"
+        "'suit <C|D|H|S>', " + ", ".join(f"'{w}'" for w in _WORDS.values())
     )

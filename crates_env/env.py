@@ -194,26 +194,28 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         if self.reward_mode == "win":
             return {}
         team_of = self.rules.team_of
+        # Points are a cost, except in crazy_eights where the winner collects them.
+        sign = 1.0 if self.rules.higher_score_wins else -1.0
         points = result.team_points
         rewards = {}
         for agent in self.agents:
             own = team_of(self.agent_seat[agent])
-            value = -points[own]
+            value = sign * points[own]
             if self.reward_mode == "relative":
                 others = [p for t, p in enumerate(points) if t != own]
-                value += sum(others) / len(others)
+                value -= sign * sum(others) / len(others)
             rewards[agent] = value * self.reward_scale
         return rewards
 
     def _final_rewards(self) -> dict[str, float]:
-        """+1 for the best final score down to -1 for the worst; ties share their ranks."""
-        scores = self.game.scores
-        teams = len(scores)
+        """+1 for the best final standing down to -1 for the worst; ties share their ranks."""
+        standing = final_standing(self.game)
+        teams = len(standing)
         rewards = {}
         for agent in self.agents:
-            mine = scores[self.rules.team_of(self.agent_seat[agent])]
-            better = sum(s < mine for s in scores)
-            tied = sum(s == mine for s in scores)
+            mine = standing[self.rules.team_of(self.agent_seat[agent])]
+            better = sum(s > mine for s in standing)
+            tied = sum(s == mine for s in standing)
             rank = better + (tied - 1) / 2  # 0 = best
             rewards[agent] = (1 - 2 * rank / (teams - 1)) * self.reward_scale
         return rewards
@@ -277,6 +279,16 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
 
     def close(self) -> None:
         pass
+
+
+def final_standing(g: Game) -> list[float]:
+    """Per side, larger is better: the score (negated where the lowest wins), or in an
+    elimination game the hand in which the side was knocked out (the winner never is)."""
+    r = g.rules
+    if r.game_end == "last_player":
+        out = {s: i for i, res in enumerate(g.results) for s in res.eliminated}
+        return [float(out.get(s, len(g.results) + 1)) for s in range(g.n)]
+    return [float(s) if r.higher_score_wins else -float(s) for s in g.scores]
 
 
 def hand_summary(result: HandResult, rules: Ruleset) -> dict[str, Any]:

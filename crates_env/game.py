@@ -3,7 +3,9 @@
 The engine knows nothing of RL. ``Game`` deals every hand of the schedule, asks the player to act
 for one decision at a time (``decision``, ``to_play``, ``legal_actions()``), applies an action with
 ``apply()``, and scores hands and the game. Everything a rule system changes is read from its
-``Ruleset``.
+``Ruleset``. ``Game`` plays the Crates family itself; for the Crazy Eights family
+(``Ruleset.engine == "eights"``) ``Game(...)`` builds a :class:`crates_env.eights.EightsGame`,
+which shares the deal, the draw procedure, the event log and this public API.
 
 Internals are tuned for speed: a hand is an int bitmask over physical card ids, the stock and the
 discard pile are lists with their top card last, and legal plays are one mask intersection.
@@ -12,9 +14,10 @@ discard pile are lists with their top card last, and legal plays are one mask in
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import NoReturn
 
 import numpy as np
 
@@ -44,7 +47,7 @@ from .cards import (
     same_colour_suits,
     suit_of,
 )
-from .rules import Ruleset, make_ruleset
+from .rules import PRESET_ENGINES, Ruleset, make_ruleset
 from .scoring import pressure_value, score_kinds
 
 QUEEN_OF_SPADES = make_kind(QUEEN, SPADES)
@@ -55,9 +58,14 @@ _PIPS = {ACE: 1, TWO: 2}
 class Decision(IntEnum):
     """What the player to act is asked."""
 
-    PLAY = 0  # play a card, announce "one card", or draw when no play is legal
+    PLAY = 0  # play a card, announce "one card", or draw (Crates family: when no play is legal)
     SUIT = 1  # name the suit after playing an 8 or 9
     STARTER_SUIT = 2  # the dealer names the suit of a wild starter before seeing the hand
+    PENALTY_CARD = 3  # kreights: the previous player picks which of p's penalty cards p plays
+    PLAY_OR_PASS = 4  # zimbabwe: after drawing, play a legal card or pass
+    MORE = 5  # zimbabwe: play another card of the rank just played, or stop
+    REVERSE = 6  # zimbabwe: a single J reverses play permanently or for one turn
+    DEFLECT = 7  # zimbabwe: the player a 7 skips passes the skip on with a 7, or passes
 
 
 class IllegalActionError(ValueError):
@@ -75,16 +83,22 @@ class HandResult:
     hand_index: int
     deal_size: int
     dealer: int
-    ended_by: str  # "out", "count", "pressure" or "truncated"
+    # "out", "count", "pressure"; crazy_eights "blocked"; zimbabwe "stalled" (nobody could play or
+    # draw for a whole round of turns)
+    ended_by: str
     went_out: int | None  # the first player to go out, if any
     cards_left: list[list[str]]
-    card_points: list[int]
+    card_points: list[int]  # the value of the cards each seat holds at the end
     pressure_points: list[int]  # per team
     pressures: list[int]  # per team: pressures taken in this hand
-    team_points: list[int]  # per team: card points of its members plus its pressures
+    # per team: what the hand adds to its score. Crates family: card points, pressures and
+    # revokes; crazy_eights: the points won; zimbabwe: the round's hand totals.
+    team_points: list[int]
     stars: list[int]
     clean: list[int] = field(default_factory=list)  # kreights: seats out later in the count
     ha_ha_no_star: bool = False
+    revoke_points: list[int] = field(default_factory=list)  # per team (kreights, penalize)
+    eliminated: list[int] = field(default_factory=list)  # zimbabwe: seats knocked out
 
 
 class Game:
@@ -95,7 +109,27 @@ class Game:
     the starter is turned, the rest is the stock; a shorter list is completed with the remaining
     cards in random order. ``dealer`` fixes the first dealer; ``hand_index`` starts the game at a
     later hand of the schedule.
+
+    ``turn`` is the seat whose turn (and hand) it is; ``to_play`` is the seat that decides, which
+    differs for Figgy (``skill_hand_world_series``: played by the previous player) and when the
+    previous player picks a kreights penalty card. A preset of the Crazy Eights family makes
+    ``Game(...)`` return an :class:`~crates_env.eights.EightsGame` (a subclass).
     """
+
+    def __new__(cls, rules: Ruleset | str = "crates", *args, **kwargs) -> Game:
+        if cls is Game:
+            engine = (
+                rules.engine
+                if isinstance(rules, Ruleset)
+                else PRESET_ENGINES.get(rules, "crates")
+                if isinstance(rules, str)
+                else "crates"
+            )
+            if engine == "eights":
+                from .eights import EightsGame  # the module imports this one
+
+                cls = EightsGame
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -120,20 +154,25 @@ class Game:
         self.n = rules.num_players
         self.deck = rules.deck
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        if not 0 <= hand_index < rules.num_hands:
-            raise ValueError(f"hand_index must be 0..{rules.num_hands - 1}, not {hand_index}")
+        hands = rules.num_hands or rules.max_hands
+        if not 0 <= hand_index < hands:
+            raise ValueError(f"hand_index must be 0..{hands - 1}, not {hand_index}")
         self.hand_index = hand_index
         self._build_masks()
 
         teams = rules.num_teams
-        self.scores = [0] * teams  # per team, cumulative
+        self.scores = list(rules.initial_scores)  # per team, cumulative
         self.stars = [0] * self.n
         self.pressure_count = [0] * teams  # pressures taken this game (drives their value)
         self.results: list[HandResult] = []
         self.hand_logs: list[list[str]] = []
         self.game_over = False
         self.truncated = False
+        self.active = [True] * self.n  # zimbabwe knocks players out
         self._mulligan_left = set(rules.kreights_mulligan)
+        self._penalize = rules.misplay_mode == "penalize"
+        self._dummy = rules.dummy_seat
+        self._chooser: int | None = None  # who picks a penalty card for the player on turn
         self.events: list[str] = []
         self.dealer = self._first_dealer(dealer)
         self._start_hand(deck)
@@ -152,13 +191,15 @@ class Game:
 
     def _first_dealer(self, dealer: int | None) -> int:
         rule = self.rules.dealer_rule if dealer is None else dealer
+        seats = list(self.rules.dealer_seats)
         if isinstance(rule, int):
-            if not 0 <= rule < self.n:
-                raise ValueError(f"dealer must be a seat 0..{self.n - 1}, not {rule}")
+            if rule not in seats:
+                raise ValueError(
+                    f"dealer must be a seat that deals ({', '.join(map(str, seats))}), not {rule}"
+                )
             return rule
         if rule == "random":
-            return int(self.rng.integers(self.n))
-        seats = list(range(self.n))
+            return seats[int(self.rng.integers(len(seats)))]
         while True:  # draw for deal; redraw ties where the rules say so
             cards = [self.deck.kinds[i] for i in self.rng.permutation(self.deck.size)[: len(seats)]]
             for s, c in zip(seats, cards, strict=True):
@@ -172,45 +213,58 @@ class Game:
     def _start_hand(self, deck: Sequence[str | int] | None = None) -> None:
         r = self.rules
         n = self.n
-        self.deal_size = r.schedule[self.hand_index]
+        # a game that lasts until a score condition deals its schedule over and over
+        self.deal_size = r.schedule[self.hand_index % len(r.schedule)]
         order = self._deck_order(deck)
         self.hands = [0] * n
         self.sizes = [0] * n
         self.aside = 0  # cards set aside by set_position
         self.direction = 1
-        self.count = 0
-        self.free_play = False
-        self.out_order: list[int] = []
-        self.penalty_owed = [False] * n
         self.played_counts = [0] * NUM_KINDS
         self.pressure_points = [0] * r.num_teams
         self.hand_pressures = [0] * r.num_teams
         self.hand_over = False
         self.ended_by = ""
         self.went_out: int | None = None
-        self.ha_ha = False  # kreights: the count came back to the first player out
-        self.clean: list[int] = []
-        self.jack_run = 0
-        self.series_left = 0  # craits face K: cards still to play in the series
         self.decisions_this_hand = 0
         self._pending: tuple | None = None
-        deal_dir = -1 if self._deal_goes_right() else 1
+        self._reset_hand()
         pos = 0
+        seats = self._deal_seats()
         for _ in range(self.deal_size):
-            for i in range(1, n + 1):
-                seat = (self.dealer + i * deal_dir) % n
+            for seat in seats:
                 cid = order[pos]
                 pos += 1
                 self.hands[seat] |= 1 << cid
                 self.sizes[seat] += 1
         self.stock = order[pos:][::-1]  # top of stock last
         self.discard: list[int] = []
-        call_on_deal = r.craits_one_card_on_deal and self.deal_size == 1
-        self.deal_call_pending = [call_on_deal] * n
         self.events.append(
             f"hand {self.hand_index + 1}: p{self.dealer} deals {self.deal_size} cards each"
         )
         self._turn_starter()
+
+    def _reset_hand(self) -> None:
+        """The Crates family's per-hand state, before the deal."""
+        n, r = self.n, self.rules
+        self.count = 0
+        self.free_play = False
+        self.out_order: list[int] = []
+        self.penalty_owed = [False] * n
+        self.revoke_points = [0] * r.num_teams
+        self.exposed = [0] * n  # kreights penalty cards: held, face up, to be played first
+        self._forced: int | None = None  # the penalty card picked for the player on turn
+        self.ha_ha = False  # kreights: the count came back to the first player out
+        self.clean: list[int] = []
+        self.jack_run = 0
+        self.series_left = 0  # craits face K: cards still to play in the series
+        self.deal_call_pending = [r.craits_one_card_on_deal and self.deal_size == 1] * n
+
+    def _deal_seats(self) -> list[int]:
+        """Seats in dealing order: one card at a time from the dealer's left (or right)."""
+        step = -1 if self._deal_goes_right() else 1
+        seats = ((self.dealer + i * step) % self.n for i in range(1, self.n + 1))
+        return [s for s in seats if self.active[s]]
 
     def _deal_goes_right(self) -> bool:
         return self.rules.craits_dealer_follows_direction and getattr(self, "_last_dir", 1) == -1
@@ -244,6 +298,40 @@ class Game:
         the deck placed nowhere are set aside for the rest of the hand. ``suit`` is required when
         the top card is a wild. Hand-level flags start fresh; game scores and pressures are kept.
         """
+        dc = self._place_cards(hands, stock, discard, direction)
+        # Jokers are transparent: the current rank is that of the card beneath them.
+        below = [k for k in dc if k != JOKER]
+        top = below[-1] if below else JOKER
+        self.rank = None if top == JOKER else rank_of(top)
+        if suit is not None:
+            self.suit = _parse_suit(suit)
+        elif top == JOKER or rank_of(top) in (EIGHT, NINE):
+            raise ValueError(f"the top card is {card_code(dc[-1])}: say which suit is current")
+        else:
+            self.suit = suit_of(top)
+        if self.rank is None:
+            self.suit = None  # nothing beneath the Jokers: the next play is free (E-35)
+        self.count = count
+        self.jack_run = 1 if top != JOKER and rank_of(top) == JACK else 0
+        self.free_play = self.series_left = 0
+        self.out_order, self.clean = [], []
+        self.ha_ha = False
+        self.penalty_owed = [s in penalty_owed for s in range(self.n)]
+        self.exposed = [0] * self.n
+        self.deal_call_pending = [False] * self.n
+        self._chicago_six_missed = False
+        self.events.append(f"position set, p{turn} to play")
+        self._start_turn(turn)
+
+    def _place_cards(
+        self,
+        hands: Sequence[Sequence[str | int]],
+        stock: Sequence[str | int],
+        discard: Sequence[str | int],
+        direction: int,
+    ) -> list[int]:
+        """Lay out a scripted position's cards (see ``set_position``); returns the discard kinds,
+        bottom first."""
         if len(hands) != self.n:
             raise ValueError(f"set_position needs {self.n} hands, got {len(hands)}")
         if direction not in (1, -1):
@@ -266,33 +354,11 @@ class Game:
         for i in ids:
             placed |= 1 << i
         self.aside = self.deck.full_mask & ~placed
-        # Jokers are transparent: the current rank is that of the card beneath them.
-        below = [k for k in dc if k != JOKER]
-        top = below[-1] if below else JOKER
-        self.rank = None if top == JOKER else rank_of(top)
-        if suit is not None:
-            if not isinstance(suit, str) or suit.upper() not in SUITS:
-                raise ValueError(f"bad suit {suit!r}: valid suits are C, D, H, S")
-            self.suit = SUITS.index(suit.upper())
-        elif top == JOKER or rank_of(top) in (EIGHT, NINE):
-            raise ValueError(f"the top card is {card_code(dc[-1])}: say which suit is current")
-        else:
-            self.suit = suit_of(top)
-        if self.rank is None:
-            self.suit = None  # nothing beneath the Jokers: the next play is free (E-35)
         self.direction = direction
-        self.count = count
-        self.jack_run = 1 if top != JOKER and rank_of(top) == JACK else 0
-        self.free_play = self.series_left = 0
-        self.out_order, self.clean = [], []
-        self.ha_ha = self.hand_over = False
+        self.hand_over = False
         self.went_out = None
-        self.penalty_owed = [s in penalty_owed for s in range(self.n)]
-        self.deal_call_pending = [False] * self.n
         self._pending = None
-        self._chicago_six_missed = False
-        self.events.append(f"position set, p{turn} to play")
-        self._start_turn(turn)
+        return dc
 
     # ------------------------------------------------------------------ seats
     def next_seat(self, seat: int, steps: int = 1) -> int:
@@ -308,8 +374,13 @@ class Game:
 
     @property
     def to_play(self) -> int:
-        """The seat that must decide now."""
-        return self.turn
+        """The seat that must decide now: the player on ``turn``, except that Figgy's decisions
+        are made by prev(Figgy) [000:161] and the previous player picks among several playable
+        penalty cards [001:71]."""
+        if self._chooser is not None:
+            return self._chooser
+        turn = self.turn
+        return self.prev_seat(turn) if turn == self._dummy else turn
 
     def legal_actions(self) -> list[int]:
         """Legal actions for the pending decision (empty when the game is over)."""
@@ -325,13 +396,24 @@ class Game:
         if dec is Decision.PLAY:
             hand = self.hands[p]
             plays = hand & self._play_mask()
+            if self.exposed[p]:
+                plays = self._forced_plays(p, plays)
             if not plays:
                 return [DRAW, ANNOUNCE] if self.deal_call_pending[p] else [DRAW]
             actions = self.deck.distinct_kinds_in(plays)
             if self._call_offered(p, hand, plays):
                 actions.append(ANNOUNCE)
             return actions
+        if dec is Decision.PENALTY_CARD:
+            return self.deck.distinct_kinds_in(self.hands[p] & self.exposed[p] & self._play_mask())
         return [SUIT + s for s in self._suit_choices]
+
+    def acceptable_actions(self) -> list[int]:
+        """The actions ``apply`` accepts now: the legal ones, plus with ``misplay_mode="penalize"``
+        the misplays the rules penalise (see ``_misplays``). ``legal_actions`` stays the mask of
+        rule-abiding actions."""
+        legal = self.legal_actions()
+        return legal + self._misplays() if self._penalize else legal
 
     def _play_mask(self) -> int:
         if self.count:
@@ -356,6 +438,12 @@ class Game:
             return True
         # chicago1970: a last-card 6 needs the call [000:139]
         return size == 1 and self.rules.one_card_last_six and bool(plays & self._six_mask)
+
+    def pending_draw(self) -> int:
+        """Cards the player to act would take by drawing now: the count, a Cooper's, or one."""
+        if self.count:
+            return self.count
+        return self.cooper_draw if self.turn_plays else 1
 
     def action_names(self) -> list[str]:
         return [action_name(a) for a in self.legal_actions()]
@@ -391,9 +479,18 @@ class Game:
         """Cumulative score of each seat (its partnership's score in a partnership game)."""
         return [self.scores[self.rules.team_of(s)] for s in range(self.n)]
 
+    def penalty_cards(self, seat: int) -> list[str]:
+        """Card codes of ``seat``'s exposed kreights penalty cards (part of its hand)."""
+        return [card_code(k) for k in self.deck.kinds_in(self.exposed[seat])]
+
     def winners(self) -> list[int]:
-        """Teams (seats, without partnerships) with the best final score; ties by stars."""
-        best = min(self.scores)
+        """Teams (seats, without partnerships) with the best final score (the lowest, or the
+        highest where ``higher_score_wins``); ties by stars. In an elimination game: the players
+        left."""
+        r = self.rules
+        if r.game_end == "last_player":
+            return [s for s in range(self.n) if self.active[s]]
+        best = max(self.scores) if r.higher_score_wins else min(self.scores)
         tied = [t for t, s in enumerate(self.scores) if s == best]
         if self.rules.stars and len(tied) > 1:
             most = max(self.stars[t] for t in tied)
@@ -402,33 +499,18 @@ class Game:
 
     # ------------------------------------------------------------------ acting
     def apply(self, action: int) -> None:
-        """Apply one action of the pending decision; raises ``IllegalActionError`` if not legal."""
-        legal = self.legal_actions()
-        try:  # ints and numpy integers; a float or a bool is not an action
-            if isinstance(action, bool):
-                raise TypeError
-            action = operator.index(action)
-        except TypeError:
-            self._reject(action, legal)
-        if action not in legal:
-            self._reject(action, legal)
+        """Apply one action of the pending decision; raises ``IllegalActionError`` unless it is
+        legal (or, with ``misplay_mode="penalize"``, a misplay the rules penalise)."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        handler = self._act
+        if type(action) is not int or action not in legal:
+            action, handler = self._screen(action, legal)
         self._legal = None
         self.decisions_this_hand += 1
-        try:
-            if self._decision is Decision.PLAY:
-                p = self.turn
-                if action == ANNOUNCE:
-                    self._announce(p)
-                else:
-                    if self.deal_call_pending[p]:
-                        self.deal_call_pending[p] = False
-                        self._missed_call(p)
-                    if action == DRAW:
-                        self._draw_move(p)
-                    else:
-                        self._play(p, action)
-            else:
-                self._name_suit(action - SUIT)
+        try:  # noqa: SIM105 (contextlib.suppress is slower on this hot path)
+            handler(action)
         except _HandEnded:
             pass
         if self.hand_over:
@@ -436,17 +518,136 @@ class Game:
         elif self.decisions_this_hand >= self.rules.max_decisions_per_hand:
             self._truncate()
 
-    def _reject(self, action: object, legal: list[int]) -> None:
+    def _screen(self, action: object, legal: list[int]) -> tuple[int, Callable[[int], None]]:
+        """apply's slow path: numpy integers, penalised misplays, and refusals."""
+        try:  # ints and numpy integers; a float or a bool is not an action
+            if isinstance(action, bool):
+                raise TypeError
+            action = operator.index(action)
+        except TypeError:
+            self._reject(action, legal)
+        if action in legal:
+            return action, self._act
+        if self._penalize and action in self._misplays():
+            return action, self._misplay
+        self._reject(action, legal)
+
+    def _act(self, action: int) -> None:
+        """Carry out a legal action of the pending decision."""
+        if self._decision is Decision.PLAY:
+            p = self.turn
+            if action == ANNOUNCE:
+                self._announce(p)
+                return
+            if self.deal_call_pending[p]:
+                self.deal_call_pending[p] = False
+                self._missed_call(p)
+            if action == DRAW:
+                self._draw_move(p)
+            else:
+                self._play(p, action)
+        elif self._decision is Decision.PENALTY_CARD:
+            self._pick_penalty_card(action)
+        else:
+            self._name_suit(action - SUIT)
+
+    def _reject(self, action: object, legal: list[int]) -> NoReturn:
         if self._decision is None:
             raise IllegalActionError(f"the game is over; no action is legal (got {action!r})")
         name = (
             action_name(action) if isinstance(action, int) and 0 <= action < NUM_ACTIONS else None
         )
         what = f"{action!r} ({name})" if name else repr(action)
+        accepted = ", ".join(f"{a} ({action_name(a)})" for a in legal)
+        misplays = self._misplays() if self._penalize else []
+        if misplays:
+            accepted += "; penalised misplays: " + ", ".join(
+                f"{a} ({action_name(a)})" for a in misplays
+            )
         raise IllegalActionError(
-            f"illegal action {what} for p{self.turn} ({self._decision.name.lower()} decision); "
-            f"legal: {', '.join(f'{a} ({action_name(a)})' for a in legal)}"
+            f"illegal action {what} for p{self.to_play} ({self._decision.name.lower()} decision); "
+            f"legal: {accepted}"
         )
+
+    # ------------------------------------------------------------------ misplays (P1 penalize)
+    def _misplays(self) -> list[int]:
+        """Illegal actions that ``misplay_mode="penalize"`` applies with the seed's penalty
+        (RULES.md §1.12): playing a held card that may not be played now (kreights: it becomes a
+        penalty card, unless it already is one; creights: a dumbass card), drawing with a legal
+        play (kreights revoke), naming a suit a 9 does not allow and a needless "one card" call
+        (creights dumbass cards). Everything else stays impossible and is refused."""
+        r = self.rules
+        legal = self.legal_actions()
+        p = self.turn
+        if self._decision is Decision.PLAY:
+            held = self.hands[p] if r.misplay_card else 0
+            if r.misplay_card == "expose":
+                held &= ~self.exposed[p]
+            out = [k for k in self.deck.distinct_kinds_in(held) if k not in legal]
+            if r.revoke_points and DRAW not in legal:
+                out.append(DRAW)
+            if r.dumbass_calls and ANNOUNCE not in legal:
+                out.append(ANNOUNCE)
+            return out
+        if self._decision is Decision.SUIT and r.dumbass_calls:
+            return [SUIT + s for s in range(4) if SUIT + s not in legal]
+        return []
+
+    def _misplay(self, action: int) -> None:
+        p = self.turn
+        if action == DRAW:  # a revoke: "1,000M points added to score" [001:53]
+            self.revoke_points[self.rules.team_of(p)] += self.rules.revoke_points
+            self.events.append(f"p{p} revokes +{self.rules.revoke_points}")
+            self._act(DRAW)
+        elif action == ANNOUNCE:  # says "One card" when it doesn't apply [004:23]
+            self.events.append(f"p{p} announces one card needlessly")
+            self._dumbass(p)
+        elif action >= SUIT:  # "calls an invalid suit after playing a nine" [004:23]
+            self.events.append(f"p{p} names {SUITS[action - SUIT]}: not a valid call")
+            self._dumbass(p)  # and calls again (TV-16)
+        elif self.rules.misplay_card == "expose":
+            # "that card remains face up on the table and must be played at the first legal
+            # opportunity" [001:71]; the player still owes a legal action
+            ids = self.hands[p] & ~self.exposed[p] & self.deck.kind_mask[action]
+            self.exposed[p] |= ids & -ids
+            self.events.append(f"p{p} plays {card_code(action)} illegally: a penalty card")
+        else:
+            self._illegal_play_dumbass(p, action)
+
+    def _illegal_play_dumbass(self, p: int, kind: int) -> None:
+        """ "the card is returned, a dumbass card given, and the turn forfeited, unless it is
+        during a crank, in which case the turn cannot be forfeited" [004:23]."""
+        self.events.append(f"p{p} plays {card_code(kind)} illegally: the card is returned")
+        self._dumbass(p)
+        if not self.count:
+            self.events.append(f"p{p} forfeits the turn")
+            self._start_turn(self.next_seat(p))
+
+    def _dumbass(self, p: int) -> None:
+        self.events.append(f"p{p} takes a dumbass card")
+        self._draw(p, 1)  # from the stock, through D: it can cause pressure [004:23]
+
+    def _forced_plays(self, p: int, plays: int) -> int:
+        """Penalty cards that can be played must be: only they are legal [001:71]."""
+        forced = plays & self.exposed[p]
+        if forced and self._forced is not None:
+            forced &= self.deck.kind_mask[self._forced]
+        return forced or plays
+
+    def _offer_penalty_choice(self, p: int) -> None:
+        """With several playable penalty cards, "the player who has just previously played
+        chooses" [001:71]: the previous player picks before p acts."""
+        self._forced = None
+        options = self.hands[p] & self.exposed[p] & self._play_mask()
+        if len(self.deck.distinct_kinds_in(options)) > 1:
+            self._decision = Decision.PENALTY_CARD
+            self._chooser = self.prev_seat(p)
+
+    def _pick_penalty_card(self, kind: int) -> None:
+        self.events.append(f"p{self._chooser} picks {card_code(kind)} for p{self.turn}")
+        self._forced = kind
+        self._chooser = None
+        self._decision = Decision.PLAY
 
     def _announce(self, p: int) -> None:
         self.announced = True
@@ -458,6 +659,9 @@ class Game:
         d = self.deck
         size_before = self.sizes[p]
         ids = self.hands[p] & d.kind_mask[kind]
+        if self.exposed[p] & ids:  # a penalty card leaves the table first
+            ids &= self.exposed[p]
+            self.exposed[p] ^= ids & -ids
         low = ids & -ids
         self.hands[p] ^= low
         self.sizes[p] = size_before - 1
@@ -566,7 +770,7 @@ class Game:
         elif rank == SEVEN:
             target = self.next_seat(p, 1 if r.seven_hits == "next" else 2)
             self._draw(target, 1)
-            if r.preset == "creights" and kind == SEVEN_OF_DIAMONDS and self.sizes[p] == 0:
+            if r.seven_of_diamonds_beer and kind == SEVEN_OF_DIAMONDS and self.sizes[p] == 0:
                 self.events.append(f"p{target} owes p{p} a beer")  # [004:21]
         elif rank == JACK:
             if r.craits_face_cards:
@@ -611,6 +815,8 @@ class Game:
     def _play_again(self, p: int) -> None:
         self.cooper_draw = 2 if self._chicago_six_missed else 1
         self._decide(p, Decision.PLAY)
+        if self.exposed[p]:
+            self._offer_penalty_choice(p)
 
     # ------------------------------------------------------------------ one card
     def _check_call(self, p: int, size_before: int, kind: int, announced: bool) -> None:
@@ -651,6 +857,7 @@ class Game:
     def _start_turn(self, seat: int) -> None:
         while not self.count and self.penalty_owed[seat]:
             self.penalty_owed[seat] = False
+            self.turn = seat  # the turn is seat's, lost to the penalty (C-19 needs it)
             self.events.append(f"p{seat} loses the turn for the missed call")
             self._draw(seat, 2)
             seat = self.next_seat(seat)
@@ -659,6 +866,8 @@ class Game:
         self.turn_call_missed = False
         self.cooper_draw = 1
         self._decide(seat, Decision.PLAY)
+        if self.exposed[seat]:
+            self._offer_penalty_choice(seat)
 
     def _decide(self, seat: int, decision: Decision) -> None:
         self.turn = seat
@@ -667,34 +876,77 @@ class Game:
         self.announced = False
 
     # ------------------------------------------------------------------ drawing and pressure
-    def _draw(self, seat: int, k: int) -> None:
-        """Procedure D of RULES.md §1.15: draw ``k`` cards, reshuffling under pressure."""
+    def _draw(self, seat: int, k: int) -> int:
+        """Procedure D of RULES.md §1.15: ``seat`` draws ``k`` cards, refilling the stock when it
+        runs out; returns the number drawn (fewer only when zimbabwe has nothing to reshuffle)."""
         stock = self.stock
+        if len(stock) < k:
+            return self._draw_past_stock(seat, k)
         hand = self.hands[seat]
-        for drawn in range(k):
-            if not stock:
-                if len(self.discard) <= 1:
-                    self.hands[seat] = hand
-                    self.sizes[seat] += drawn
-                    self._charge_pressure(seat)
-                    self.events.append(f"p{seat} draws {drawn} of {k}: nothing to reshuffle")
-                    self._end_hand("pressure")
-                    raise _HandEnded
-                self._charge_pressure(seat)
-                self._reshuffle()
-                stock = self.stock
+        for _ in range(k):
             hand |= 1 << stock.pop()
         self.hands[seat] = hand
         self.sizes[seat] += k
         self.events.append(f"p{seat} draws {k}")
+        return k
+
+    def _draw_past_stock(self, seat: int, k: int) -> int:
+        got = 0
+        while True:
+            stock = self.stock
+            take = min(k - got, len(stock))
+            hand = self.hands[seat]
+            for _ in range(take):
+                hand |= 1 << stock.pop()
+            self.hands[seat] = hand
+            self.sizes[seat] += take
+            got += take
+            if got == k:
+                self.events.append(f"p{seat} draws {k}")
+                return k
+            if not self._refill(seat, got, k):
+                return got
+
+    def _refill(self, seat: int, got: int, k: int) -> bool:
+        """The stock is empty with cards still to draw; False: the draw stops short.
+
+        Crates family: a pressure each time, and the hand ends when nothing can be reshuffled
+        (E-1). zimbabwe: a free reshuffle, and the draw is skipped when there is nothing to
+        reshuffle (§1.10). crazy_eights: no reshuffle, the hand is blocked [003:47] (E-63).
+        """
+        policy = self.rules.empty_stock
+        if policy == "blocked":
+            self.events.append(f"p{seat} cannot draw: the stock is empty, the hand is blocked")
+            self._end_hand("blocked")
+            raise _HandEnded
+        if policy == "pressure":
+            self._charge_pressure(seat)
+        if len(self.discard) > 1:
+            self._reshuffle()
+            return True
+        self.events.append(f"p{seat} draws {got} of {k}: nothing to reshuffle")
+        if policy == "reshuffle":
+            return False
+        self._end_hand("pressure")
+        raise _HandEnded
 
     def _charge_pressure(self, seat: int) -> None:
+        note = ""
+        if seat == self._dummy:  # Figgy "never receives a pressure" [000:162]
+            note = f" (p{seat}'s draw)"
+            seat = self._next_to_play()
         team = self.rules.team_of(seat)
         self.pressure_count[team] += 1
         value = pressure_value(self.pressure_count[team], self.rules.pressure)
         self.pressure_points[team] += value
         self.hand_pressures[team] += 1
-        self.events.append(f"pressure p{seat} +{value}")
+        self.events.append(f"pressure p{seat} +{value}{note}")
+
+    def _next_to_play(self) -> int:
+        """SHWS: "the next player to play" after a draw of Figgy's (C-19): the seat the turn goes
+        to from the player on turn, or the human after it when that is Figgy (DV-31)."""
+        seat = self.next_seat(self.turn)
+        return self.next_seat(seat) if seat == self._dummy else seat
 
     def _reshuffle(self) -> None:
         top = self.discard.pop()
@@ -745,8 +997,25 @@ class Game:
         self._legal = None
 
     def _finish_hand(self) -> None:
-        r = self.rules
-        if r.penalty_drawn_at_end and self.ended_by != "pressure":
+        self._settle_hand()
+        self._last_dir = self.direction
+        self._score_hand()
+        self.hand_logs.append(self.events)
+        self.hand_index += 1
+        if self._game_decided():
+            self.game_over = True
+            self._decision = None
+            return
+        if self.hand_index >= self.rules.max_hands:
+            self._truncate_game()
+            return
+        self.dealer = self._next_dealer()
+        self.events = []
+        self._start_hand()
+
+    def _settle_hand(self) -> None:
+        """Draws owed when the hand ends: kreights and creights serve one-card penalties."""
+        if self.rules.penalty_drawn_at_end and self.ended_by != "pressure":
             owed = [s for s in range(self.n) if self.penalty_owed[s]]
             try:
                 for s in owed:
@@ -754,18 +1023,20 @@ class Game:
                     self.events.append(f"p{s} draws the one-card penalty before scoring")
                     self._draw(s, 2)
             except _HandEnded:
-                pass
-        self._last_dir = self.direction
-        self._score_hand()
-        self.hand_logs.append(self.events)
-        self.hand_index += 1
-        if self.hand_index >= r.num_hands:
-            self.game_over = True
-            self._decision = None
-            return
-        self.dealer = (self.dealer + (-1 if self._deal_goes_right() else 1)) % self.n
-        self.events = []
-        self._start_hand()
+                return  # a pressure with nothing to reshuffle ends the drawing too (E-5)
+
+    def _game_decided(self) -> bool:
+        return self.hand_index >= self.rules.num_hands
+
+    def _next_dealer(self) -> int:
+        """The deal passes left (right after a counter-clockwise craits finish), skipping seats
+        that never deal (Figgy) and players knocked out."""
+        step = -1 if self._deal_goes_right() else 1
+        seat = self.dealer
+        while True:
+            seat = (seat + step) % self.n
+            if self.active[seat] and seat in self.rules.dealer_seats:
+                return seat
 
     def _score_hand(self) -> None:
         r = self.rules
@@ -783,7 +1054,7 @@ class Game:
             for s in range(n):
                 if kinds[s] and all(k != JOKER and rank_of(k) == THREE for k in kinds[s]):
                     stars[s] += 2  # caught with only threes [001:65]
-        team_points = list(self.pressure_points)
+        team_points = [p + v for p, v in zip(self.pressure_points, self.revoke_points, strict=True)]
         for s in range(n):
             team_points[r.team_of(s)] += points[s]
             self.stars[s] += stars[s]
@@ -803,6 +1074,7 @@ class Game:
             stars=stars,
             clean=list(self.clean),
             ha_ha_no_star=ha_ha,
+            revoke_points=list(self.revoke_points),
         )
         self.results.append(result)
         who = "team" if r.partnerships else "p"
@@ -820,13 +1092,26 @@ class Game:
         self.events.append(
             f"hand truncated after {self.decisions_this_hand} decisions (turn guard)"
         )
-        self.truncated = True
-        self.game_over = True
         self.hand_over = True
         self.ended_by = "truncated"
+        self.hand_logs.append(self.events)
+        self._stop_truncated()
+
+    def _truncate_game(self) -> None:
+        self.events.append(f"game truncated after {self.hand_index} hands (max_hands guard)")
+        self._stop_truncated()
+
+    def _stop_truncated(self) -> None:
+        self.truncated = True
+        self.game_over = True
         self._decision = None
         self._legal = None
-        self.hand_logs.append(self.events)
+
+
+def _parse_suit(suit: object) -> int:
+    if not isinstance(suit, str) or suit.upper() not in SUITS:
+        raise ValueError(f"bad suit {suit!r}: valid suits are C, D, H, S")
+    return SUITS.index(suit.upper())
 
 
 def lowest_cards(cards: Sequence[int], break_ties_by_suit: bool = True) -> list[int]:

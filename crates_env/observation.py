@@ -23,12 +23,15 @@ SLICES: tuple[tuple[str, str, str], ...] = (
     ("current_rank", "13", "one-hot current rank (none after a Joker starter)"),
     ("clockwise", "1", "1 if play goes clockwise"),
     ("count", "1", "total of the count (A/2 sequence) ÷ 12; 0 when none runs"),
-    ("pending_draw", "1", "cards the observer takes if it draws now ÷ 12"),
-    ("decision", "D", "one-hot decision asked: play, suit, starter suit"),
+    ("pending_draw", "1", "cards the observer takes if it draws now (count, demand) ÷ 12"),
+    ("decision", "D", "one-hot decision asked (crates_env.game.Decision, in order)"),
+    ("acting_for", "n", "one-hot seat whose hand this decision plays (Figgy's, by its controller)"),
     ("playing_again", "1", "1 if this is a further play of the same turn (after a 6 or a K)"),
     ("announced", "1", "1 if the observer has announced 'one card' for its coming play"),
     ("free_play", "1", "1 if any card may be played (after a Joker starter)"),
     ("hand_sizes", "n", "cards held by each seat ÷ 10"),
+    ("active", "n", "1 if the seat is still in the game (zimbabwe knocks players out)"),
+    ("dummy_hand", "53", "the dummy's cards, visible to all (Skill-hand World Series' Figgy)"),
     ("partner", "n", "one-hot seat of the observer's partner (zeros without partnerships)"),
     ("stock_size", "1", "cards in the stock ÷ deck size"),
     ("discard_size", "1", "cards in the discard pile ÷ deck size"),
@@ -39,7 +42,7 @@ SLICES: tuple[tuple[str, str, str], ...] = (
     ("hand_points_at_risk", "1", "the observer's hand scored now ÷ 100 (zero with `hand`)"),
     ("penalty_owed", "n", "1 if the seat owes a one-card penalty"),
     ("stars", "n", "kreights stars of each seat ÷ 10"),
-    ("hand_progress", "1", "hand index ÷ number of hands"),
+    ("hand_progress", "1", "progress of the game: hands played ÷ hands, or towards its end"),
     ("deal_size", "1", "cards dealt each in this hand ÷ 8"),
 )
 CLIP = 10.0  # scaled features are clipped to [-CLIP, CLIP]
@@ -102,8 +105,9 @@ class Observer:
         v[at["clockwise"]] = g.direction == 1
         v[at["count"]] = g.count / 12
         if g.decision is not None:
-            v[at["pending_draw"]] = _pending_draw(g) / 12
+            v[at["pending_draw"]] = g.pending_draw() / 12
             v[at["decision"] + g.decision] = 1
+            v[at["acting_for"] + (g.turn - seat) % len(seats)] = 1
         v[at["playing_again"]] = g.turn_plays > 0
         v[at["announced"]] = g.announced
         v[at["free_play"]] = g.free_play or (g.suit is None and g.rank is None)
@@ -115,18 +119,24 @@ class Observer:
         if max(counts) > CLIP:  # reshuffled cards can be played again, many times with two decks
             counts = [min(c, CLIP) for c in counts]
         v[played : played + NUM_KINDS] = counts
-        sizes, owed = g.sizes, g.penalty_owed
-        hand_sizes, penalty = at["hand_sizes"], at["penalty_owed"]
+        sizes, owed, active = g.sizes, g.penalty_owed, g.active
+        hand_sizes, penalty, playing = at["hand_sizes"], at["penalty_owed"], at["active"]
         for i, s in enumerate(seats):
             v[hand_sizes + i] = sizes[s] / 10
             v[penalty + i] = owed[s]
+            v[playing + i] = active[s]
+        dummy = self.rules.dummy_seat
+        if dummy is not None and dummy != seat:
+            base = at["dummy_hand"]
+            for k in g.deck.kinds_in(g.hands[dummy]):
+                v[base + k] += 1
         for i, x in self._game_part(g, seat):
             v[i] = x
         return np.array(v, dtype=np.float32)
 
     def _game_part(self, g: Game, seat: int) -> list[tuple[int, float]]:
         """Entries that change only with a pressure or a new hand, cached until then."""
-        key = (seat, g.hand_index, tuple(g.pressure_count))
+        key = (seat, g.hand_index, tuple(g.pressure_count), tuple(g.scores))
         part = self._game_cache.get(key)
         if part is None:
             if len(self._game_cache) > 10_000:
@@ -146,7 +156,7 @@ class Observer:
                 (at["scores"] + i, _clip(g.scores[r.team_of(s)] / 1000)),
                 (at["stars"] + i, _clip(g.stars[s] / 10)),
             ]
-        part.append((at["hand_progress"], g.hand_index / r.num_hands))
+        part.append((at["hand_progress"], _progress(g)))
         part.append((at["deal_size"], g.deal_size / 8))
         return part
 
@@ -165,8 +175,12 @@ def _clip(x: float) -> float:
     return CLIP if x > CLIP else -CLIP if x < -CLIP else x
 
 
-def _pending_draw(g: Game) -> int:
-    """Cards the player to act would take by drawing now: the count, a Cooper, or one."""
-    if g.count:
-        return g.count
-    return g.cooper_draw if g.turn_plays else 1
+def _progress(g: Game) -> float:
+    """How far the game is: hands played of the schedule, the leader's score of the target
+    (crazy_eights), or the players knocked out (zimbabwe)."""
+    r = g.rules
+    if r.num_hands:
+        return g.hand_index / r.num_hands
+    if r.game_end == "target":
+        return max(0.0, max(g.scores) / r.target_score)
+    return (g.n - sum(g.active)) / (g.n - 1)

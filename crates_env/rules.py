@@ -6,6 +6,10 @@ and the concrete rules they resolve to (who a 7 hits, the point table, the three
 algorithm, the pressure progression, ...). The game engine reads only the resolved fields, so a
 preset is a value, never an ``if preset == ...`` in the engine.
 
+Two engines play the rule systems (``Ruleset.engine``): ``"crates"`` for the Crates family and
+``"eights"`` for the Crazy Eights family of [003] (``crazy_eights``, ``zimbabwe``), whose card
+functions are described by ``card_roles``, ``demands``, ``wild_kinds`` and ``free_after_kinds``.
+
 Build one with ``make_ruleset("kreights", num_players=3, seven_card_format=True)``.
 """
 
@@ -13,10 +17,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 
-from .cards import Deck
+from .cards import ACE, EIGHT, JOKER, SPADES, Deck, make_kind, rank_of
 
 STANDARD_SCHEDULE = (8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8)
 CRAITS_SHORT_SCHEDULE = (8, 7, 6, 5, 4, 3, 2, 1)
+SHWS_SCHEDULE = (2, 1, 1, 2)  # "the sequence is 2-1-1-2" [000:160]
 
 # Points by rank index (A, 2, ..., 10, J, Q, K), then the Joker; RULES.md §1.8.
 _CRATES_POINTS = (1, 20, 3, 15, 30, 30, 20, 50, 30, 25, 10, 10, 10, 40)
@@ -26,11 +31,18 @@ POINT_TABLES = {
     "kreights": (1, 20, 3, 20, 30, 30, 15, 50, 40, 25, 10, 10, 10, 40),
     "craits": _CRATES_POINTS,
     "creights": (1, 20, 3, 15, 30, 30, 25, 50, 30, 25, 10, 10, 10, 40),
+    # "Eights score 50, court cards 10 and all other cards face value" [003:47]; no Jokers.
+    "crazy_eights": (1, 2, 3, 4, 5, 6, 7, 50, 9, 10, 10, 10, 10, 0),
+    "zimbabwe": (11, 25, 3, 4, 5, 6, 14, 40, 9, 10, 10, 10, 10, 50),  # [003:130-144]
 }
+ACE_OF_SPADES = make_kind(ACE, SPADES)
+# Kinds whose value differs from their rank's (RULES.md §1.8): "The Ace of Spades has a value of
+# 100" [003:144].
+KIND_POINTS = {"zimbabwe": {ACE_OF_SPADES: 100}}
 
-PRESETS = ("crates", "chicago1970", "kreights", "craits", "creights")
-# Presets of RULES.md that land with the second rules issue; named here so the error says so.
-PLANNED_PRESETS = ("crazy_eights", "zimbabwe")
+PRESETS = ("crates", "chicago1970", "kreights", "craits", "creights", "crazy_eights", "zimbabwe")
+# The engine that plays each preset (``Game`` picks it from ``Ruleset.engine``).
+PRESET_ENGINES = {"crazy_eights": "eights", "zimbabwe": "eights"}
 
 # Allowed player counts per preset (RULES.md §1.1, C-32).
 PLAYER_COUNTS = {
@@ -39,6 +51,8 @@ PLAYER_COUNTS = {
     "kreights": range(3, 6),
     "craits": range(2, 13),
     "creights": range(2, 5),
+    "crazy_eights": range(2, 8),  # "two to seven players" [003:22] (C-40)
+    "zimbabwe": range(2, 8),  # SILENT→ as crazy_eights, subject to P5
 }
 
 # Which presets an adjunct or interpretation flag belongs to (RULES.md §1.14). chicago1970 inherits
@@ -67,20 +81,34 @@ ADJUNCT_PRESETS = {
     "craits_punitive_threes": ("craits",),
     "craits_go_out_minus_10": ("craits",),
     "creights_dumbass_cards": ("creights",),
+    "crazy_eights_eight_must_change_suit": ("crazy_eights",),
+    "zimbabwe_jokers": ("zimbabwe",),
+    "deal_size": ("zimbabwe",),
 }
-# Flags that are on by default where they belong.
-_DEFAULT_ON = {"kreights_three_mutual_cancel"}
-# Flags whose rules are not in the engine yet (the misplay-penalty mode and the Skill-hand World
-# Series come with the second rules issue). Asking for them is an error, never a silent no-op.
-_NOT_YET = {
-    "skill_hand_world_series",
-    "kreights_penalty_cards",
-    "kreights_revoke_penalty",
-    "creights_dumbass_cards",
+# Options whose default is not "off" where they belong.
+_PRESET_DEFAULTS = {
+    "kreights_three_mutual_cancel": True,  # C-5
+    "zimbabwe_jokers": 2,  # SILENT→ a standard pack has two
+    "deal_size": 5,  # "Five to 8 cards" [003:55]; SILENT→ 5, the parent game's count
 }
+# The misplay penalties of RULES.md §1.12: each needs misplay_mode="penalize" (P1).
+MISPLAY_PENALTIES = ("kreights_penalty_cards", "kreights_revoke_penalty", "creights_dumbass_cards")
+REVOKE_POINTS = 1_000_000_000  # "1,000M points" [001:53] (C-24)
 
 FIRST_DEALER_RULES = ("random", "low_card")
-MISPLAY_MODES = ("reject",)
+MISPLAY_MODES = ("reject", "penalize")
+
+# The Zimbabwean card table [003:62-69], by rank A..K then the Joker (§1.4): "offensive" (the
+# next player takes its demand, _ZIMBABWE_DEMANDS), "defensive" (blocks a demand), the shifting
+# cards "skip", "declare", "reverse" and "continue", and "" for a regular card.
+_ZIMBABWE_ROLES = (
+    "defensive", "offensive", "", "", "", "", "skip", "declare", "", "", "reverse", "", "continue",
+    "offensive",
+)  # fmt: skip
+_ZIMBABWE_DEMANDS = (0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5)
+# Only the 8 has a function in the basic game [003:38]; by rank A..K then the (absent) Joker.
+_CRAZY_EIGHTS_ROLES = ("",) * EIGHT + ("declare",) + ("",) * (13 - EIGHT)
+_EIGHTS = tuple(make_kind(EIGHT, s) for s in range(4))
 
 
 @dataclass(frozen=True)
@@ -94,6 +122,7 @@ class Ruleset:
     first_dealer: str | int | None = None  # None: the preset's way (random, or low card)
     misplay_mode: str = "reject"
     max_decisions_per_hand: int = 20_000
+    max_hands: int = 1_000  # guard for games that last until a score condition
     no_kings_queens: bool = False
     standig_jokers: bool = False
     pressure_cap_20: bool = False
@@ -117,18 +146,31 @@ class Ruleset:
     craits_punitive_threes: bool = False
     craits_go_out_minus_10: bool = False
     creights_dumbass_cards: bool = False
+    crazy_eights_eight_must_change_suit: bool = False
+    zimbabwe_jokers: int = 0
+    deal_size: int | None = None
 
     # --- what that resolves to (set by make_ruleset) ------------------------------------------
-    schedule: tuple[int, ...] = STANDARD_SCHEDULE
+    engine: str = "crates"  # crates | eights
+    schedule: tuple[int, ...] = STANDARD_SCHEDULE  # deal sizes; "target"/"last_player" cycle it
+    game_end: str = "schedule"  # schedule | target (crazy_eights) | last_player (zimbabwe)
+    target_score: int = 0  # crazy_eights: the first to reach it wins [003:49]
+    higher_score_wins: bool = False  # crazy_eights scores are points won
+    hand_scoring: str = "own_cards"  # own_cards | winner_collects | eliminate_highest
     dealer_rule: str | int = "random"
+    dealer_seats: tuple[int, ...] = ()  # seats that deal (SHWS: Figgy never deals)
+    dummy_seat: int | None = None  # SHWS: Figgy, played by prev(Figgy)
+    initial_scores: tuple[int, ...] = ()  # per team
     partnerships: bool = False
     decks: int = 1
     jokers: int = 0
     low_card_ties: str = "suit"  # kreights: suit order breaks ties; craits: tied players redraw
     points: tuple[int, ...] = _CRATES_POINTS
-    three_scoring: str = "crates"  # crates | kreights | punitive | cover8 | punitive_cover8
+    kind_points: tuple[int, ...] = ()  # points of each card kind (the rank table plus exceptions)
+    three_scoring: str = "crates"  # crates | kreights | punitive | cover8 | punitive_cover8 | none
     all_threes: tuple[int, ...] = ()  # scores of 1, 2, ... threes alone; beyond it -50 each
-    pressure: str = "double"  # double | cap20 | flat5
+    pressure: str = "double"  # double | cap20 | flat5 | none
+    empty_stock: str = "pressure"  # pressure | reshuffle (zimbabwe) | blocked (crazy_eights)
     seven_hits: str = "nbo"  # nbo | next
     jack_hits_prev: bool = False  # 2/3-player Boston J: the previous player takes a card
     count_continues_hand: bool = False  # creights: play goes on after a count if nobody is out
@@ -137,6 +179,20 @@ class Ruleset:
     one_card_per_turn: bool = False  # creights: the call is per turn, made with the first play
     one_card_last_six: bool = False  # chicago1970: a last-card 6 needs the call
     penalty_drawn_at_end: bool = False  # kreights, creights: an unserved penalty is drawn
+    seven_of_diamonds_beer: bool = False  # creights: a last 7♦ earns a beer [004:21]
+    misplay_card: str = ""  # penalize: expose (kreights penalty cards) | dumbass (creights)
+    revoke_points: int = 0  # penalize: points per revoke (kreights)
+    dumbass_calls: bool = False  # penalize: an invalid suit call or a needless call costs a card
+    # eights engine only (the Crazy Eights family):
+    draw_rule: str = "one"  # one | until_play (crazy_eights) | one_then_pass (zimbabwe)
+    card_roles: tuple[str, ...] = ()  # by rank A..K, then the Joker
+    demands: tuple[int, ...] = ()  # cards an offensive card makes the next player take
+    wild_kinds: tuple[int, ...] = ()  # kinds playable on anything when no demand is pending
+    free_after_kinds: tuple[int, ...] = ()  # kinds after which the next play is unrestricted
+    multi_card_plays: bool = False  # several cards of one rank in one play (C-57)
+    in_air: bool = False  # going out needs a regular card on a regular or shifting card
+    eight_counter_keeps_suit: bool = False  # an 8 on a declaring 8 keeps its own suit [003:83]
+    eight_must_change_suit: bool = False  # C-22
     deck: Deck = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     @property
@@ -148,8 +204,10 @@ class Ruleset:
         return seat % 2 if self.partnerships else seat
 
     @property
-    def num_hands(self) -> int:
-        return len(self.schedule)
+    def num_hands(self) -> int | None:
+        """Hands in a game: the schedule's length, or None when the game lasts until a score
+        condition (crazy_eights' target, zimbabwe's last player); ``max_hands`` guards those."""
+        return len(self.schedule) if self.game_end == "schedule" else None
 
     def options(self) -> dict:
         """The user-facing options that differ from the preset's defaults."""
@@ -172,7 +230,14 @@ class Ruleset:
 
 
 OPTION_NAMES = frozenset(
-    {"deal_schedule", "first_dealer", "misplay_mode", "max_decisions_per_hand", *ADJUNCT_PRESETS}
+    {
+        "deal_schedule",
+        "first_dealer",
+        "misplay_mode",
+        "max_decisions_per_hand",
+        "max_hands",
+        *ADJUNCT_PRESETS,
+    }
 )
 
 
@@ -188,18 +253,19 @@ def make_ruleset(preset: str = "crates", num_players: int | None = None, **optio
     fit the deck.
     """
     if preset not in PRESETS:
-        hint = (
-            f" ({preset!r} is specified in RULES.md but not implemented yet)"
-            if preset in PLANNED_PRESETS
-            else ""
-        )
-        _fail(f"unknown preset {preset!r}{hint}; valid presets: {', '.join(PRESETS)}")
-    n = 4 if num_players is None else num_players
+        _fail(f"unknown preset {preset!r}; valid presets: {', '.join(PRESETS)}")
+    shws = bool(options.get("skill_hand_world_series"))
+    n = (3 if shws else 4) if num_players is None else num_players
     allowed = PLAYER_COUNTS[preset]
-    if not isinstance(n, int) or n not in allowed:
+    if not isinstance(n, int) or isinstance(n, bool) or n not in allowed:
         _fail(
             f"preset {preset!r} is played by {allowed.start} to {allowed.stop - 1} players, "
             f"not {num_players!r}"
+        )
+    if shws and n != 3:
+        _fail(
+            "skill_hand_world_series is a 3-hand game (seats 0 and 1 are the humans, seat 2 is "
+            f"Figgy): num_players must be 3, not {n}"
         )
     unknown = sorted(set(options) - OPTION_NAMES)
     if unknown:
@@ -213,24 +279,19 @@ def make_ruleset(preset: str = "crates", num_players: int | None = None, **optio
                 f"option {name!r} belongs to preset(s) {', '.join(ADJUNCT_PRESETS[name])}, "
                 f"not {preset!r}"
             )
-        if name in _NOT_YET and value:
-            _fail(
-                f"option {name!r} is specified in RULES.md but not implemented yet "
-                "(it needs the misplay-penalty mode or the Skill-hand World Series)"
-            )
-    flags = {name: preset in ADJUNCT_PRESETS[name] for name in _DEFAULT_ON}
+    flags = {k: v for k, v in _PRESET_DEFAULTS.items() if preset in ADJUNCT_PRESETS[k]}
     flags.update(options)
     rs = Ruleset(preset=preset, num_players=n, **flags)
     return _resolve(rs)
 
 
-def _resolve(rs: Ruleset) -> Ruleset:
-    n, preset = rs.num_players, rs.preset
+def _validate(rs: Ruleset) -> None:
+    n = rs.num_players
     if rs.misplay_mode not in MISPLAY_MODES:
         _fail(
-            f"misplay_mode {rs.misplay_mode!r} is not available; valid: {', '.join(MISPLAY_MODES)} "
-            "('penalize' is specified in RULES.md but not implemented yet)"
+            f"misplay_mode {rs.misplay_mode!r} is not available; valid: {', '.join(MISPLAY_MODES)}"
         )
+    _validate_misplays(rs)
     if not (
         rs.first_dealer is None
         or rs.first_dealer in FIRST_DEALER_RULES
@@ -240,8 +301,12 @@ def _resolve(rs: Ruleset) -> Ruleset:
             f"first_dealer {rs.first_dealer!r} is not valid; use one of "
             f"{', '.join(FIRST_DEALER_RULES)} or a seat 0..{n - 1}"
         )
-    if not isinstance(rs.max_decisions_per_hand, int) or rs.max_decisions_per_hand < 1:
-        _fail(f"max_decisions_per_hand must be a positive int, not {rs.max_decisions_per_hand!r}")
+    if rs.skill_hand_world_series and rs.first_dealer == 2:
+        _fail("first_dealer 2 is not valid: Figgy (seat 2) never deals [000:161]")
+    for name in ("max_decisions_per_hand", "max_hands"):
+        value = getattr(rs, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            _fail(f"{name} must be a positive int, not {value!r}")
     if isinstance(rs.kreights_mulligan, bool | int):
         _fail(f"kreights_mulligan takes a list of seats, not {rs.kreights_mulligan!r}")
     bad_seats = [s for s in rs.kreights_mulligan if not (isinstance(s, int) and 0 <= s < n)]
@@ -249,71 +314,208 @@ def _resolve(rs: Ruleset) -> Ruleset:
         _fail(f"kreights_mulligan takes seats 0..{n - 1}, not {bad_seats}")
     if rs.seven_card_format and rs.craits_short_game:
         _fail("seven_card_format and craits_short_game cannot both be set")
+    if rs.preset == "zimbabwe":
+        jokers, size = rs.zimbabwe_jokers, rs.deal_size
+        if not isinstance(jokers, int) or isinstance(jokers, bool) or jokers < 0:
+            _fail(f"zimbabwe_jokers must be an int >= 0, not {jokers!r}")
+        if not isinstance(size, int) or isinstance(size, bool) or not 5 <= size <= 8:
+            _fail(f"deal_size must be 5, 6, 7 or 8 ('Five to 8 cards' [003:55]), not {size!r}")
 
-    schedule = STANDARD_SCHEDULE if rs.deal_schedule is None else rs.deal_schedule
+
+def _validate_misplays(rs: Ruleset) -> None:
+    """P1: ``penalize`` exists only where a seed penalises misplays, and only with a penalty."""
+    chosen = [name for name in MISPLAY_PENALTIES if getattr(rs, name)]
+    if rs.misplay_mode == "reject":
+        if chosen:
+            _fail(f"option {chosen[0]!r} needs misplay_mode='penalize'")
+        return
+    own = [name for name in MISPLAY_PENALTIES if rs.preset in ADJUNCT_PRESETS[name]]
+    if not own:
+        _fail(
+            f"misplay_mode 'penalize' is not available for preset {rs.preset!r}: its seed has no "
+            "misplay penalties (only kreights and creights have them)"
+        )
+    if not chosen:
+        _fail(f"misplay_mode 'penalize' needs at least one penalty: {', '.join(own)}")
+
+
+def _resolve_schedule(rs: Ruleset) -> tuple[int, ...]:
+    if rs.deal_schedule is not None:
+        schedule = rs.deal_schedule
+    elif rs.preset == "crazy_eights":
+        schedule = (7,) if rs.num_players == 2 else (5,)  # [003:36]
+    elif rs.preset == "zimbabwe":
+        schedule = (rs.deal_size,)
+    elif rs.skill_hand_world_series:
+        schedule = SHWS_SCHEDULE
+    else:
+        schedule = STANDARD_SCHEDULE
     if isinstance(schedule, int | str) or not hasattr(schedule, "__iter__"):
         _fail(f"deal_schedule must be a list of positive ints, not {schedule!r}")
     schedule = tuple(schedule)
     if rs.seven_card_format:
-        schedule = (7, 6, 5, 4, 3, 2) + (1,) * n + (2, 3, 4, 5, 6, 7)
+        schedule = (7, 6, 5, 4, 3, 2) + (1,) * rs.num_players + (2, 3, 4, 5, 6, 7)
     elif rs.craits_short_game:
         schedule = CRAITS_SHORT_SCHEDULE
-    if not schedule or not all(isinstance(d, int) and d >= 1 for d in schedule):
+    if not schedule or not all(
+        isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in schedule
+    ):
         _fail(f"deal_schedule must be a non-empty list of positive ints, not {rs.deal_schedule!r}")
+    return schedule
 
-    decks = 2 if (preset == "kreights" and n == 5) or (preset == "craits" and n > 5) else 1
-    jokers = 2 if rs.standig_jokers else 0
+
+def _num_decks(rs: Ruleset) -> int:
+    n, preset = rs.num_players, rs.preset
+    two_decks = (
+        (preset == "kreights" and n == 5)
+        or (preset == "craits" and n > 5)
+        or (preset in ("crazy_eights", "zimbabwe") and n > 5)  # [003:24]; zimbabwe SILENT→ same
+    )
+    return 2 if two_decks else 1
+
+
+def _resolve_deck(rs: Ruleset, schedule: tuple[int, ...]) -> Deck:
+    n, decks = rs.num_players, rs.decks
+    # zimbabwe_jokers counts the Jokers of one pack: two packs bring twice as many (SILENT)
+    jokers = 2 if rs.standig_jokers else rs.zimbabwe_jokers * decks
     deck = Deck.build(decks, jokers, rs.no_kings_queens)
     if n * max(schedule) + 1 > deck.size:
         _fail(
             f"a deal of {max(schedule)} cards to {n} players plus a starter needs "
             f"{n * max(schedule) + 1} cards, but the deck has {deck.size}"
         )
+    return deck
 
-    small = n <= 3
+
+def _three_scoring(rs: Ruleset) -> str:
+    if rs.engine == "eights":
+        return "none"  # threes are plain cards [003:47,130]
     if rs.craits_punitive_threes and rs.craits_three_covers_eight:
-        three = "punitive_cover8"
-    elif rs.craits_punitive_threes or preset == "creights":
-        three = "punitive"
-    elif rs.craits_three_covers_eight:
-        three = "cover8"
-    elif preset == "kreights" and rs.kreights_three_mutual_cancel:
-        three = "kreights"
-    else:
-        three = "crates"
+        return "punitive_cover8"
+    if rs.craits_punitive_threes or rs.preset == "creights":
+        return "punitive"
+    if rs.craits_three_covers_eight:
+        return "cover8"
+    if rs.preset == "kreights" and rs.kreights_three_mutual_cancel:
+        return "kreights"
+    return "crates"
 
-    if preset == "kreights" and not rs.kreights_pressure_doubling:
-        pressure = "flat5"
-    elif rs.pressure_cap_20:
-        pressure = "cap20"
-    else:
-        pressure = "double"
 
+def _pressure(rs: Ruleset) -> str:
+    if rs.engine == "eights":
+        return "none"  # §1.10: no pressure in crazy_eights and zimbabwe
+    if rs.preset == "kreights" and not rs.kreights_pressure_doubling:
+        return "flat5"
+    return "cap20" if rs.pressure_cap_20 else "double"
+
+
+def _kind_points(preset: str) -> tuple[int, ...]:
+    points, special = POINT_TABLES[preset], KIND_POINTS.get(preset, {})
+    return tuple(
+        special.get(k, points[13] if k == JOKER else points[rank_of(k)]) for k in range(JOKER + 1)
+    )
+
+
+def _crates_rules(rs: Ruleset) -> dict:
+    """Fields of the Crates family's card functions and scoring (RULES.md §1.3-1.15)."""
+    n, preset = rs.num_players, rs.preset
+    small = n <= 3
     dealer_rule = rs.first_dealer
     if dealer_rule is None:  # kreights [001:19] and craits [002:18] draw for deal
         dealer_rule = "low_card" if preset in ("kreights", "craits") else "random"
+    return {
+        "dealer_rule": dealer_rule,
+        "low_card_ties": "redraw" if preset == "craits" else "suit",
+        "points": POINT_TABLES[preset],
+        "kind_points": _kind_points(preset),
+        "three_scoring": _three_scoring(rs),
+        "all_threes": (-50, -75, -100, -200) if preset == "kreights" else (),  # [001:41]
+        "pressure": _pressure(rs),
+        "seven_hits": "next" if small and preset != "kreights" else "nbo",
+        "jack_hits_prev": small and preset in ("crates", "chicago1970", "creights"),
+        "count_continues_hand": preset == "creights" or rs.craits_continue_after_count,
+        "stars": preset == "kreights",
+        "nine_starter_any_suit": preset == "creights",
+        "one_card_per_turn": preset == "creights",
+        "one_card_last_six": preset == "chicago1970",
+        "penalty_drawn_at_end": preset in ("kreights", "creights"),
+        "seven_of_diamonds_beer": preset == "creights",
+    }
 
+
+def _eights_rules(rs: Ruleset) -> dict:
+    """Fields of the Crazy Eights family [003]: the basic game, or the Zimbabwean variation."""
+    if rs.engine != "eights":
+        return {}
+    n = rs.num_players
+    if rs.preset == "crazy_eights":
+        return {
+            "game_end": "target",
+            "target_score": 50 * n,  # 100 (2p), 150, ..., 350 (7p) [003:49] (TV-20)
+            "higher_score_wins": True,
+            "hand_scoring": "winner_collects",
+            "empty_stock": "blocked",  # [003:47], E-63
+            "draw_rule": "until_play",  # "until willing and able to play" [003:45] (C-54)
+            "card_roles": _CRAZY_EIGHTS_ROLES,
+            "demands": (0,) * 14,
+            "wild_kinds": _EIGHTS,
+            "eight_must_change_suit": rs.crazy_eights_eight_must_change_suit,
+        }
+    return {
+        "game_end": "last_player",  # [003:146]
+        "hand_scoring": "eliminate_highest",  # [003:126] (C-25)
+        "empty_stock": "reshuffle",  # [003:126]; nothing to reshuffle: the draw is skipped
+        "draw_rule": "one_then_pass",  # [003:57]
+        "card_roles": _ZIMBABWE_ROLES,
+        "demands": _ZIMBABWE_DEMANDS,
+        "wild_kinds": (*_EIGHTS, JOKER, ACE_OF_SPADES),  # [003:83,103,115]
+        "free_after_kinds": (ACE_OF_SPADES,),  # "the next player any suit or rank" [003:115]
+        "multi_card_plays": True,  # [003:57] (C-57)
+        "in_air": True,  # [003:126] (C-26)
+        "eight_counter_keeps_suit": True,  # [003:83]
+    }
+
+
+def _seat_rules(rs: Ruleset) -> dict:
+    """Who deals, who plays whose hand, where scores start (SHWS [000:154-162])."""
+    if not rs.skill_hand_world_series:
+        return {"dealer_seats": tuple(range(rs.num_players)), "initial_scores": (0,) * rs.num_teams}
+    return {
+        "dealer_seats": (0, 1),  # Figgy never deals; the humans alternate [000:161]
+        "dummy_seat": 2,  # SILENT→ H1=0, H2=1, Figgy=2
+        "initial_scores": (0, 0, -50),  # "Figgy begins the game with -50 points" [000:162]
+    }
+
+
+def _misplay_rules(rs: Ruleset) -> dict:
+    """What ``penalize`` does with each kind of misplay (RULES.md §1.12)."""
+    card = "expose" if rs.kreights_penalty_cards else ""
+    return {
+        "misplay_card": "dumbass" if rs.creights_dumbass_cards else card,
+        "revoke_points": REVOKE_POINTS if rs.kreights_revoke_penalty else 0,
+        "dumbass_calls": rs.creights_dumbass_cards,
+    }
+
+
+def _resolve(rs: Ruleset) -> Ruleset:
+    _validate(rs)
+    rs = replace(
+        rs,
+        engine=PRESET_ENGINES.get(rs.preset, "crates"),
+        partnerships=rs.preset == "crates" and rs.num_players == 4,
+        decks=_num_decks(rs),
+    )
+    schedule = _resolve_schedule(rs)
+    deck = _resolve_deck(rs, schedule)
     return replace(
         rs,
         deal_schedule=None if rs.deal_schedule is None else tuple(rs.deal_schedule),
         kreights_mulligan=tuple(rs.kreights_mulligan),
         schedule=schedule,
-        dealer_rule=dealer_rule,
-        partnerships=preset == "crates" and n == 4,
-        decks=decks,
-        jokers=jokers,
-        low_card_ties="redraw" if preset == "craits" else "suit",
-        points=POINT_TABLES[preset],
-        three_scoring=three,
-        all_threes=(-50, -75, -100, -200) if preset == "kreights" else (),  # [001:41]
-        pressure=pressure,
-        seven_hits="next" if small and preset != "kreights" else "nbo",
-        jack_hits_prev=small and preset in ("crates", "chicago1970", "creights"),
-        count_continues_hand=preset == "creights" or rs.craits_continue_after_count,
-        stars=preset == "kreights",
-        nine_starter_any_suit=preset == "creights",
-        one_card_per_turn=preset == "creights",
-        one_card_last_six=preset == "chicago1970",
-        penalty_drawn_at_end=preset in ("kreights", "creights"),
+        jokers=deck.joker_mask.bit_count(),
         deck=deck,
+        **_crates_rules(rs),
+        **_eights_rules(rs),
+        **_seat_rules(rs),
+        **_misplay_rules(rs),
     )

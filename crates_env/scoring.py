@@ -25,6 +25,9 @@ def _top(values: list[int], n: int) -> int:
 def score_kinds(kinds: Iterable[int], ruleset: Ruleset) -> int:
     """Points of a hand of card kinds under ``ruleset``'s point table and three-scoring."""
     kinds = list(kinds)
+    if ruleset.three_scoring == "none":  # the Crazy Eights family: face values [003:47,130]
+        kind_points = ruleset.kind_points
+        return sum(kind_points[k] for k in kinds)
     if not kinds:
         return 0
     points = ruleset.points
@@ -85,8 +88,12 @@ def pressure_value(n: int, progression: str) -> int:
         raise ValueError(f"pressures are counted from 1, not {n}")
     if progression == "flat5":
         return 5
+    if progression == "none":  # crazy_eights and zimbabwe have no pressure (§1.10)
+        return 0
     if progression == "double":
         return 5 << (n - 1)
     if progression == "cap20":  # p1 = 5, pn = pn-1 + min(pn-1, 20) [000:150]
         return 40 + 20 * (n - 4) if n > 4 else 5 << (n - 1)
-    raise ValueError(f"unknown pressure progression {progression!r}; valid: double, cap20, flat5")
+    raise ValueError(
+        f"unknown pressure progression {progression!r}; valid: double, cap20, flat5, none"
+    )

@@ -749,7 +749,7 @@ def test_observations_stay_inside_the_observation_space(preset, n, options):
 def test_decode_encode_round_trip_for_every_action():
     env = raw_env()
     names = [env.decode_action(a) for a in range(NUM_ACTIONS)]
-    assert len(set(names)) == NUM_ACTIONS == 59
+    assert len(set(names)) == NUM_ACTIONS == 63
     for a, name in enumerate(names):
         assert env.encode_action(name) == a
     assert names[parse_card("8S")] == "play 8S"
@@ -758,8 +758,9 @@ def test_decode_encode_round_trip_for_every_action():
     assert names[SUIT : SUIT + 4] == ["suit C", "suit D", "suit H", "suit S"]
     assert names[57] == "draw" and names[58] == "announce"
     assert DRAW == 57 and ANNOUNCE == 58
+    assert names[59:] == ["pass", "reverse permanent", "reverse once", "stop"]
     with pytest.raises(ValueError):
-        env.decode_action(59)
+        env.decode_action(63)
     with pytest.raises(ValueError):
         env.encode_action("fold")
 

@@ -14,9 +14,15 @@ After EVERY decision the tests check:
 
 At the end of a game: it ended within a generous number of decisions without truncation, there is
 one result (and one log) per hand of the schedule, the scores are the sums of the hands' team
-points, each hand's team points are its card points plus its pressures, and the pressure points
-are the values ``pressure_value`` gives to the per-team pressure counts. The same seeds replay to
-the same event logs and scores.
+points, each hand's team points are its card points plus its pressures (and revokes), and the
+pressure points are the values ``pressure_value`` gives to the per-team pressure counts. The same
+seeds replay to the same event logs and scores.
+
+The Crazy Eights family has its own end-of-game checks: crazy_eights hands pay the winner (or the
+lowest hand of a blocked one) and the game ends on the first hand that reaches the target;
+zimbabwe knocks out exactly one player a round until exactly one is left (unless the last players
+share the game, E-60). With ``misplay_mode="penalize"`` random play draws from
+``acceptable_actions()``, so penalised misplays happen too.
 
 Every preset of ``PRESETS`` is played at every player count of ``PLAYER_COUNTS``, plus a few
 adjunct combinations.
@@ -33,11 +39,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crates_env import NUM_ACTIONS, Decision, Game, IllegalActionError
-from crates_env.actions import ANNOUNCE, DRAW, SUIT
-from crates_env.cards import parse_cards
+from crates_env.actions import ANNOUNCE, DRAW, PASS, REVERSE_ONCE, REVERSE_PERMANENT, STOP, SUIT
+from crates_env.cards import JOKER, parse_cards
 from crates_env.rules import PLAYER_COUNTS, PRESETS, make_ruleset
 from crates_env.scoring import pressure_value, score_kinds
 
+KREIGHTS_PENALTIES = {"kreights_penalty_cards": True, "kreights_revoke_penalty": True}
 # (preset, players, ruleset options)
 BASE_CONFIGS = [(preset, n, {}) for preset in PRESETS for n in PLAYER_COUNTS[preset]]
 ADJUNCT_CONFIGS = [
@@ -56,6 +63,13 @@ ADJUNCT_CONFIGS = [
         },
     ),
     ("craits", 5, {"craits_dealer_follows_direction": True}),
+    ("crates", 3, {"skill_hand_world_series": True}),
+    ("kreights", 4, {"misplay_mode": "penalize", **KREIGHTS_PENALTIES}),
+    ("kreights", 5, {"misplay_mode": "penalize", "kreights_penalty_cards": True}),
+    ("creights", 3, {"misplay_mode": "penalize", "creights_dumbass_cards": True}),
+    ("crazy_eights", 3, {"crazy_eights_eight_must_change_suit": True}),
+    ("zimbabwe", 4, {"deal_size": 8, "zimbabwe_jokers": 4}),
+    ("zimbabwe", 3, {"zimbabwe_jokers": 0}),
 ]
 CONFIGS = BASE_CONFIGS + ADJUNCT_CONFIGS
 
@@ -67,8 +81,8 @@ def _config_id(config: tuple) -> str:
 
 CONFIG_IDS = [_config_id(c) for c in CONFIGS]
 
-# Random play needs at most ~2,400 decisions for one hand (12-player craits, 8 cards each); a game
-# that takes more than this many per hand of its schedule is considered not to end.
+# Random play needs at most ~3,200 decisions for one hand (zimbabwe rounds); a hand that takes
+# more than this is considered not to end.
 DECISIONS_PER_HAND_LIMIT = 8_000
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -114,29 +128,53 @@ def check_decision(g: Game) -> list[int]:
     assert not g.game_over
     assert g.decision is not None
     assert 0 <= g.to_play < g.n
+    assert g.active[g.turn]
     legal = g.legal_actions()
     assert legal, f"no legal action for p{g.to_play} ({g.decision!r})"
     assert len(set(legal)) == len(legal), f"duplicate legal actions {legal}"
     assert all(isinstance(a, int) and 0 <= a < NUM_ACTIONS for a in legal), legal
-    if g.decision is Decision.PLAY:
-        plays = [a for a in legal if a < SUIT]
+    plays = [a for a in legal if a < SUIT]
+    hand = g.hands[g.turn]
+    assert all(hand & g.deck.kind_mask[k] for k in plays), f"{plays} not all in {g.hand(g.turn)}"
+    if g.rules.dummy_seat is not None:  # SHWS: Figgy's decisions are prev(Figgy)'s
+        assert g.to_play != g.rules.dummy_seat
+    check_actions_fit(g, legal, plays)
+    return legal
+
+
+def check_actions_fit(g: Game, legal: list[int], plays: list[int]) -> None:
+    """Each decision offers the kinds of action it is about."""
+    dec, words = g.decision, [a for a in legal if a >= DRAW]
+    if dec in (Decision.SUIT, Decision.STARTER_SUIT):
+        assert all(SUIT <= a < DRAW for a in legal), f"{dec!r} offers {legal}"
+    elif dec is Decision.PENALTY_CARD:
+        assert len(plays) > 1 and not words, legal
+        assert g.to_play != g.turn
+    elif dec is Decision.REVERSE:
+        assert legal == [REVERSE_PERMANENT, REVERSE_ONCE]
+    elif dec is Decision.MORE:
+        assert words == [STOP] and len({k if k == JOKER else k % 13 for k in plays}) <= 1, legal
+    elif dec in (Decision.PLAY_OR_PASS, Decision.DEFLECT):
+        assert words == [PASS], legal
+    elif g.rules.engine == "eights":
+        # DRAW unless nothing can be drawn; then who can play must, and PASS is for who cannot
+        assert words in ([DRAW], [PASS], []), legal
+        assert (words == [PASS]) <= (not plays) and (not words) <= bool(plays), legal
+    else:
         assert all(a < SUIT or a in (DRAW, ANNOUNCE) for a in legal), f"play decision: {legal}"
         assert legal != [ANNOUNCE], "announce is the only action"
-        hand = g.hands[g.to_play]
-        assert all(hand & g.deck.kind_mask[k] for k in plays), (
-            f"{plays} not all in {g.hand(g.to_play)}"
-        )
         # DRAW is the move exactly when no play is legal.
         assert (DRAW in legal) != bool(plays), legal
-    else:
-        assert all(SUIT <= a < DRAW for a in legal), f"{g.decision!r} offers {legal}"
-    return legal
 
 
 def snapshot(g: Game) -> tuple:
     return (
         g.decision,
         g.to_play,
+        g.turn,
+        list(g.active),
+        list(g.exposed),
+        getattr(g, "demand", 0),
         list(g.legal_actions()),
         list(g.hands),
         g.hand_sizes,
@@ -159,8 +197,10 @@ def snapshot(g: Game) -> tuple:
 
 
 def check_illegal(g: Game, legal: list[int], rng: random.Random) -> None:
-    """An action outside ``legal_actions`` raises and changes nothing."""
-    illegal = [a for a in range(NUM_ACTIONS) if a not in legal]
+    """An action outside ``acceptable_actions`` raises and changes nothing."""
+    accepted = g.acceptable_actions()
+    assert accepted[: len(legal)] == legal
+    illegal = [a for a in range(NUM_ACTIONS) if a not in accepted]
     candidates = [-1, NUM_ACTIONS, rng.choice(illegal)] if illegal else [-1, NUM_ACTIONS]
     before = snapshot(g)
     for action in candidates:
@@ -183,15 +223,16 @@ def check_results(g: Game, start_hand: int = 0) -> None:
     r = g.rules
     teams = r.num_teams
     assert not g.truncated
-    assert len(g.results) == r.num_hands - start_hand
-    assert len(g.hand_logs) == len(g.results)
-    assert [res.hand_index for res in g.results] == list(range(start_hand, r.num_hands))
-    assert [res.deal_size for res in g.results] == list(r.schedule[start_hand:])
+    hands = len(g.results)
+    if r.num_hands is not None:
+        assert hands == r.num_hands - start_hand
+    assert len(g.hand_logs) == hands
+    assert [res.hand_index for res in g.results] == list(range(start_hand, start_hand + hands))
+    sizes = [r.schedule[i % len(r.schedule)] for i in range(start_hand, start_hand + hands)]
+    assert [res.deal_size for res in g.results] == sizes
     for t in range(teams):
-        assert g.scores[t] == sum(res.team_points[t] for res in g.results)
-    cumulative = [0] * teams
-    for res, log in zip(g.results, g.hand_logs, strict=True):
-        assert res.ended_by in ("out", "count", "pressure"), res.ended_by
+        assert g.scores[t] == r.initial_scores[t] + sum(res.team_points[t] for res in g.results)
+    for res in g.results:
         assert len(res.card_points) == len(res.cards_left) == g.n
         assert len(res.team_points) == len(res.pressure_points) == len(res.pressures) == teams
         for s in range(g.n):
@@ -199,11 +240,27 @@ def check_results(g: Game, start_hand: int = 0) -> None:
             if r.craits_go_out_minus_10 and not res.cards_left[s]:
                 expected -= 10
             assert res.card_points[s] == expected, (s, res.cards_left[s])
+    if r.engine == "eights":
+        check_eights_results(g)
+    else:
+        check_crates_results(g)
+
+
+def check_crates_results(g: Game) -> None:
+    r, teams = g.rules, g.rules.num_teams
+    cumulative = [0] * teams
+    for res, log in zip(g.results, g.hand_logs, strict=True):
+        assert res.ended_by in ("out", "count", "pressure"), res.ended_by
         for t in range(teams):
             seats = [s for s in range(g.n) if r.team_of(s) == t]
             assert res.team_points[t] == (
-                sum(res.card_points[s] for s in seats) + res.pressure_points[t]
+                sum(res.card_points[s] for s in seats)
+                + res.pressure_points[t]
+                + res.revoke_points[t]
             )
+            assert res.revoke_points[t] % 1_000_000_000 == 0
+            if not r.revoke_points:
+                assert res.revoke_points[t] == 0
             implied = sum(
                 pressure_value(i, r.pressure)
                 for i in range(cumulative[t] + 1, cumulative[t] + res.pressures[t] + 1)
@@ -213,6 +270,8 @@ def check_results(g: Game, start_hand: int = 0) -> None:
         assert sum(res.pressures) == sum(1 for e in log if e.startswith("pressure p"))
         if res.ended_by == "pressure":
             assert any("nothing to reshuffle" in e for e in log)
+        if r.dummy_seat is not None:  # Figgy never receives a pressure [000:162]
+            assert res.pressures[r.dummy_seat] == 0
     assert cumulative == g.pressure_count
     for t in range(teams):
         total = sum(res.pressure_points[t] for res in g.results)
@@ -221,19 +280,54 @@ def check_results(g: Game, start_hand: int = 0) -> None:
         )
 
 
+def check_eights_results(g: Game) -> None:
+    """crazy_eights pays the winner until the target; zimbabwe knocks out one player a round."""
+    r, n = g.rules, g.n
+    assert g.pressure_count == [0] * n
+    players = n
+    for i, res in enumerate(g.results):
+        assert res.pressures == res.pressure_points == [0] * n
+        if r.game_end == "target":
+            assert res.ended_by in ("out", "blocked"), res.ended_by
+            pts, values = res.team_points, res.card_points
+            if res.ended_by == "out":
+                assert pts[res.went_out] == sum(values)
+                assert sum(pts) == sum(values)
+            else:
+                low = min(values)
+                assert pts == [sum(v - low for v in values) if v == low else 0 for v in values]
+            reached = max(sum(x.team_points[s] for x in g.results[: i + 1]) for s in range(n))
+            assert (reached >= r.target_score) == (i == len(g.results) - 1)
+        else:
+            assert res.ended_by in ("out", "stalled"), res.ended_by
+            assert res.team_points == res.card_points
+            players -= len(res.eliminated)
+            if res.eliminated:  # the highest hand, after any tie-break draws (E-60)
+                assert all(res.card_points[s] == max(res.card_points) for s in res.eliminated)
+            else:  # only when everybody left tied with nothing to draw: they share the game
+                assert i == len(g.results) - 1
+    if r.game_end == "target":
+        best = max(g.scores)
+        assert g.winners() == [s for s in range(n) if g.scores[s] == best]
+    else:
+        assert g.winners() == [s for s in range(n) if g.active[s]]
+        assert players == len(g.winners())
+        assert players == 1 or not g.results[-1].eliminated  # one winner, or a shared game
+
+
 def play(g: Game, choice_seed: int, *, illegal_every: int = 1, start_hand: int = 0) -> list[int]:
-    """Random legal play to the end with every invariant checked; returns the actions taken."""
+    """Random play to the end with every invariant checked; returns the actions taken. It picks
+    among ``acceptable_actions()``: the legal ones, and penalised misplays where there are any."""
     rng = random.Random(choice_seed)
-    limit = DECISIONS_PER_HAND_LIMIT * (g.rules.num_hands - start_hand)
     actions: list[int] = []
     check_cards(g)
     check_sizes(g)
     while not g.game_over:
-        assert len(actions) < limit, f"no end after {limit} decisions"
+        assert g.decisions_this_hand < DECISIONS_PER_HAND_LIMIT, "the hand does not end"
         legal = check_decision(g)
         if len(actions) % illegal_every == 0:
             check_illegal(g, legal, rng)
-        action = rng.choice(legal)
+        action = rng.choice(g.acceptable_actions())
         g.apply(action)
         actions.append(action)
         check_cards(g)
@@ -262,7 +356,8 @@ def test_short_games_keep_invariants(config, data, seed, choice_seed):
         st.lists(st.integers(1, max_deal(preset, n, options)), min_size=1, max_size=3),
         label="deal_schedule",
     )
-    dealer = data.draw(st.none() | st.integers(0, n - 1), label="dealer")
+    seats = make_ruleset(preset, n, **options).dealer_seats
+    dealer = data.draw(st.none() | st.sampled_from(seats), label="dealer")
     g = Game(preset, n, seed=seed, dealer=dealer, deal_schedule=schedule, **options)
     play(g, choice_seed)
 
@@ -300,7 +395,7 @@ def test_games_replay_identically(config, seed, choice_seed, deal):
 def test_full_games_keep_invariants(config, seed, choice_seed):
     preset, n, options = config
     g = Game(preset, n, seed=seed, **options)
-    assert g.rules.num_hands == len(g.rules.schedule)
+    assert g.rules.num_hands in (len(g.rules.schedule), None)
     play(g, choice_seed, illegal_every=11)
 
 
@@ -309,7 +404,7 @@ def test_full_games_keep_invariants(config, seed, choice_seed):
 @given(data=st.data(), seed=SEEDS, choice_seed=SEEDS)
 def test_games_started_at_a_later_hand(config, data, seed, choice_seed):
     preset, n, options = config
-    num_hands = make_ruleset(preset, n, **options).num_hands
+    num_hands = make_ruleset(preset, n, **options).num_hands or 3  # open-ended: any hand
     start = data.draw(st.integers(max(0, num_hands - 3), num_hands - 1), label="hand_index")
     g = Game(preset, n, seed=seed, hand_index=start, **options)
     play(g, choice_seed, start_hand=start)

@@ -74,17 +74,18 @@ def test_unknown_preset_lists_valid_presets():
         make_ruleset("bridge")
     message = str(info.value)
     assert "unknown preset 'bridge'" in message
-    for preset in PRESETS:
+    for preset in (*PRESETS, "crazy_eights", "zimbabwe"):
         assert preset in message
     assert "not implemented yet" not in message
 
 
-@pytest.mark.parametrize("preset", ["crazy_eights", "zimbabwe"])
-def test_planned_presets_say_not_implemented_yet(preset):
-    with pytest.raises(ValueError, match="not implemented yet") as info:
-        make_ruleset(preset)
-    assert repr(preset) in str(info.value)
-    assert "valid presets: crates, chicago1970, kreights, craits, creights" in str(info.value)
+@pytest.mark.parametrize(("preset", "engine"), [("crazy_eights", "eights"), ("zimbabwe", "eights")])
+def test_crazy_eights_family_presets_build(preset, engine):
+    rs = make_ruleset(preset)
+    assert rs.preset == preset
+    assert rs.engine == engine
+    assert rs.num_players == 4
+    assert make_ruleset("crates").engine == "crates"
 
 
 def test_unknown_option_lists_valid_options():
@@ -128,19 +129,54 @@ def test_adjunct_of_another_preset_switched_off_is_accepted():
 
 
 @pytest.mark.parametrize(
-    ("preset", "options"),
+    ("preset", "options", "message"),
     [
-        ("crates", {"misplay_mode": "penalize"}),
-        ("kreights", {"misplay_mode": "penalize"}),
-        ("crates", {"skill_hand_world_series": True}),
-        ("creights", {"creights_dumbass_cards": True}),
-        ("kreights", {"kreights_penalty_cards": True}),
-        ("kreights", {"kreights_revoke_penalty": True}),
+        ("crates", {"misplay_mode": "penalize"}, "not available for preset 'crates'"),
+        ("zimbabwe", {"misplay_mode": "penalize"}, "not available for preset 'zimbabwe'"),
+        (
+            "kreights",
+            {"misplay_mode": "penalize"},
+            "needs at least one penalty: kreights_penalty_cards, kreights_revoke_penalty",
+        ),
+        ("creights", {"misplay_mode": "penalize"}, "needs at least one penalty: creights_dumbass"),
+        ("creights", {"creights_dumbass_cards": True}, "needs misplay_mode='penalize'"),
+        ("kreights", {"kreights_penalty_cards": True}, "needs misplay_mode='penalize'"),
+        ("kreights", {"kreights_revoke_penalty": True}, "needs misplay_mode='penalize'"),
     ],
 )
-def test_options_not_implemented_yet_raise(preset, options):
-    with pytest.raises(ValueError, match="not implemented yet"):
+def test_misplay_penalties_need_penalize_and_penalize_needs_a_penalty(preset, options, message):
+    """P1: penalize exists only for kreights and creights, and only with one of their penalties."""
+    with pytest.raises(ValueError, match=message):
         make_ruleset(preset, **options)
+
+
+@pytest.mark.parametrize(
+    ("preset", "options", "misplay_card", "revoke_points", "dumbass_calls"),
+    [
+        ("kreights", {"kreights_penalty_cards": True}, "expose", 0, False),
+        ("kreights", {"kreights_revoke_penalty": True}, "", 1_000_000_000, False),
+        ("creights", {"creights_dumbass_cards": True}, "dumbass", 0, True),
+    ],
+)
+def test_misplay_penalties_resolve(preset, options, misplay_card, revoke_points, dumbass_calls):
+    rs = make_ruleset(preset, misplay_mode="penalize", **options)
+    assert (rs.misplay_card, rs.revoke_points, rs.dumbass_calls) == (
+        misplay_card,
+        revoke_points,
+        dumbass_calls,
+    )
+    assert rs.options() == {"misplay_mode": "penalize", **options}
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_reject_mode_penalises_nothing(preset):
+    rs = make_ruleset(preset)
+    assert (rs.misplay_mode, rs.misplay_card, rs.revoke_points, rs.dumbass_calls) == (
+        "reject",
+        "",
+        0,
+        False,
+    )
 
 
 def test_unknown_misplay_mode_raises():
@@ -555,3 +591,156 @@ def test_describe_is_plain_data_without_the_deck():
     assert "deck" not in d
     assert d["preset"] == "crates"
     assert d["schedule"] == STANDARD
+
+
+# --- crazy_eights and zimbabwe (RULES.md §1, TV-20, DV-25) ----------------------------------------
+
+
+@pytest.mark.parametrize(("preset", "lo", "hi"), [("crazy_eights", 2, 7), ("zimbabwe", 2, 7)])
+def test_eights_family_player_counts(preset, lo, hi):
+    for n in range(lo, hi + 1):
+        assert make_ruleset(preset, n).num_players == n
+    for n in (lo - 1, hi + 1):
+        with pytest.raises(ValueError, match=f"{lo} to {hi} players"):
+            make_ruleset(preset, n)
+
+
+@pytest.mark.parametrize(
+    ("n", "target"), [(2, 100), (3, 150), (4, 200), (5, 250), (6, 300), (7, 350)]
+)
+def test_tv20_crazy_eights_target_score(n, target):
+    rs = make_ruleset("crazy_eights", n)
+    assert rs.target_score == target
+    assert rs.game_end == "target"
+    assert rs.higher_score_wins is True
+    assert rs.num_hands is None  # hands repeat until the target
+
+
+@pytest.mark.parametrize(("n", "deal", "size"), [(2, 7, 52), (3, 5, 52), (5, 5, 52), (6, 5, 104)])
+def test_crazy_eights_deal_and_decks(n, deal, size):
+    rs = make_ruleset("crazy_eights", n)
+    assert rs.schedule == (deal,)
+    assert rs.deck.size == size
+    assert rs.jokers == 0
+
+
+def test_crazy_eights_fields():
+    rs = make_ruleset("crazy_eights", 3)
+    assert rs.points == (1, 2, 3, 4, 5, 6, 7, 50, 9, 10, 10, 10, 10, 0)
+    assert rs.three_scoring == "none"
+    assert rs.pressure == "none"
+    assert rs.empty_stock == "blocked"
+    assert rs.draw_rule == "until_play"
+    assert rs.hand_scoring == "winner_collects"
+    assert len(rs.card_roles) == len(rs.demands) == 14  # A..K, Joker
+    assert rs.card_roles[7] == "declare"
+    assert set(rs.card_roles) == {"", "declare"}
+    assert rs.wild_kinds == (7, 20, 33, 46)  # the four 8s
+    assert rs.eight_must_change_suit is False
+    assert make_ruleset("crazy_eights", crazy_eights_eight_must_change_suit=True).options() == {
+        "crazy_eights_eight_must_change_suit": True
+    }
+
+
+@pytest.mark.parametrize(
+    ("n", "options", "size", "jokers", "deal"),
+    [
+        (4, {}, 54, 2, 5),
+        (4, {"zimbabwe_jokers": 0}, 52, 0, 5),
+        (3, {"zimbabwe_jokers": 4, "deal_size": 8}, 56, 4, 8),
+        (6, {}, 108, 4, 5),  # two packs, each with its Jokers
+        (7, {"deal_size": 8}, 108, 4, 8),
+    ],
+)
+def test_zimbabwe_deck_and_deal(n, options, size, jokers, deal):
+    rs = make_ruleset("zimbabwe", n, **options)
+    assert rs.deck.size == size
+    assert rs.jokers == jokers
+    assert rs.schedule == (deal,)
+    assert rs.options() == options
+
+
+def test_zimbabwe_defaults():
+    rs = make_ruleset("zimbabwe")
+    assert (rs.zimbabwe_jokers, rs.deal_size) == (2, 5)
+    assert rs.options() == {}
+    assert rs.game_end == "last_player"
+    assert rs.hand_scoring == "eliminate_highest"
+    assert rs.higher_score_wins is False
+    assert rs.empty_stock == "reshuffle"
+    assert rs.draw_rule == "one_then_pass"
+    assert rs.multi_card_plays and rs.in_air and rs.eight_counter_keeps_suit
+    assert len(rs.card_roles) == len(rs.demands) == 14  # A..K, Joker
+    assert rs.card_roles == (
+        "defensive", "offensive", "", "", "", "", "skip", "declare", "", "", "reverse", "",
+        "continue", "offensive",
+    )  # fmt: skip
+    assert rs.demands[1] == 2 and rs.demands[13] == 5
+    assert rs.num_hands is None
+
+
+def test_dv25_zimbabwe_points_ace_of_spades_100():
+    rs = make_ruleset("zimbabwe")
+    assert rs.points == (11, 25, 3, 4, 5, 6, 14, 40, 9, 10, 10, 10, 10, 50)
+    assert rs.kind_points[39] == 100  # A♠
+    assert rs.kind_points[0] == rs.kind_points[13] == rs.kind_points[26] == 11
+    assert rs.kind_points[52] == 50
+
+
+@pytest.mark.parametrize("deal_size", [4, 9, 0, "5", True, None])
+def test_zimbabwe_deal_size_is_five_to_eight(deal_size):
+    with pytest.raises(ValueError, match="deal_size must be 5, 6, 7 or 8"):
+        make_ruleset("zimbabwe", deal_size=deal_size)
+
+
+@pytest.mark.parametrize("jokers", [-1, "2", True])
+def test_zimbabwe_jokers_must_be_a_count(jokers):
+    with pytest.raises(ValueError, match="zimbabwe_jokers"):
+        make_ruleset("zimbabwe", zimbabwe_jokers=jokers)
+
+
+@pytest.mark.parametrize(
+    ("preset", "option"),
+    [
+        ("crates", "zimbabwe_jokers"),
+        ("crazy_eights", "deal_size"),
+        ("zimbabwe", "crazy_eights_eight_must_change_suit"),
+    ],
+)
+def test_eights_options_belong_to_their_preset(preset, option):
+    with pytest.raises(ValueError, match=f"option {option!r} belongs to preset"):
+        make_ruleset(preset, **{option: 6})
+
+
+def test_max_hands_guard_option():
+    assert make_ruleset("crazy_eights").max_hands == 1000
+    assert make_ruleset("crazy_eights", max_hands=5).options() == {"max_hands": 5}
+    with pytest.raises(ValueError, match="max_hands must be a positive int"):
+        make_ruleset("zimbabwe", max_hands=0)
+
+
+# --- skill_hand_world_series (TV-28) ------------------------------------------------------------
+
+
+def test_tv28_skill_hand_world_series_ruleset():
+    rs = make_ruleset("crates", skill_hand_world_series=True)
+    assert rs.num_players == 3  # H1 = 0, H2 = 1, Figgy = 2
+    assert rs.schedule == (2, 1, 1, 2)
+    assert rs.dealer_seats == (0, 1)
+    assert rs.dummy_seat == 2
+    assert rs.initial_scores == (0, 0, -50)
+    assert (rs.seven_hits, rs.jack_hits_prev, rs.partnerships) == ("next", True, False)
+    assert rs.options() == {"skill_hand_world_series": True}
+    assert make_ruleset("crates", 3).initial_scores == (0, 0, 0)
+    assert make_ruleset("crates", 3).dummy_seat is None
+
+
+@pytest.mark.parametrize("n", [2, 4, 5])
+def test_skill_hand_world_series_is_three_hands(n):
+    with pytest.raises(ValueError, match="num_players must be 3"):
+        make_ruleset("crates", n, skill_hand_world_series=True)
+
+
+def test_skill_hand_world_series_figgy_never_deals():
+    with pytest.raises(ValueError, match="Figgy"):
+        make_ruleset("crates", skill_hand_world_series=True, first_dealer=2)
