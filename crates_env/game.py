@@ -153,7 +153,17 @@ class Game:
         self.rules = rules
         self.n = rules.num_players
         self.deck = rules.deck
-        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        # Two streams: the deals (first dealer, every hand's deck order) and the reshuffles.
+        # The deals then never depend on how the hands are played, so the same seed gives the
+        # same cards in every hand whoever sits where: duplicate play.
+        if isinstance(seed, np.random.Generator):
+            deal_seed, play_seed = (int(x) for x in seed.integers(2**63, size=2))
+            self.deal_rng = np.random.default_rng(deal_seed)
+            self.rng = np.random.default_rng(play_seed)
+        else:
+            deal_seq, play_seq = np.random.SeedSequence(seed).spawn(2)
+            self.deal_rng = np.random.default_rng(deal_seq)
+            self.rng = np.random.default_rng(play_seq)
         hands = rules.num_hands or rules.max_hands
         if not 0 <= hand_index < hands:
             raise ValueError(f"hand_index must be 0..{hands - 1}, not {hand_index}")
@@ -199,9 +209,10 @@ class Game:
                 )
             return rule
         if rule == "random":
-            return seats[int(self.rng.integers(len(seats)))]
+            return seats[int(self.deal_rng.integers(len(seats)))]
         while True:  # draw for deal; redraw ties where the rules say so
-            cards = [self.deck.kinds[i] for i in self.rng.permutation(self.deck.size)[: len(seats)]]
+            drawn = self.deal_rng.permutation(self.deck.size)[: len(seats)]
+            cards = [self.deck.kinds[i] for i in drawn]
             for s, c in zip(seats, cards, strict=True):
                 self.events.append(f"p{s} draws {card_code(c)} for deal")
             low = lowest_cards(cards, break_ties_by_suit=self.rules.low_card_ties == "suit")
@@ -272,13 +283,13 @@ class Game:
     def _deck_order(self, deck: Sequence[str | int] | None) -> list[int]:
         d = self.deck
         if deck is None:
-            return [int(i) for i in self.rng.permutation(d.size)]
+            return [int(i) for i in self.deal_rng.permutation(d.size)]
         ids = d.ids_for([parse_card(c) for c in deck])
         used = 0
         for i in ids:
             used |= 1 << i
         rest = [i for i in range(d.size) if not used >> i & 1]
-        return ids + [rest[i] for i in self.rng.permutation(len(rest))]
+        return ids + [rest[i] for i in self.deal_rng.permutation(len(rest))]
 
     def set_position(
         self,
