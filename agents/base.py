@@ -1,0 +1,155 @@
+"""What every agent is, and what an agent may know about the table it sits at.
+
+An agent sees only what a player at the table sees: the observation vector of its seat (named
+slices, ``Table.layout``), the action mask, and the rules everybody agreed on before the deal
+(``Table``: players, partnerships, card points, who a 7 hits, ...). It never looks inside the
+engine's ``Game``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from crates_env.cards import EIGHT, JOKER, NINE, NUM_KINDS
+from crates_env.observation import Observer
+from crates_env.rules import Ruleset, make_ruleset
+from crates_env.scoring import card_points, score_kinds
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything that picks one legal action from an observation and its action mask."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
+    def reset(self) -> None: ...
+
+
+class BaseAgent:
+    """A small base for agents: ``reset`` does nothing unless the agent keeps state."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        """Called at the start of a game."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """What an agent may know about the game before the first card is dealt.
+
+    ``layout`` names the slices of the observation vector (``name -> (start, stop)``);
+    ``card_points[k]`` is what a card of kind ``k`` costs when left in hand (threes 3, the Joker
+    per the table); ``kind_copies[k]`` is how many cards of kind ``k`` the deck holds. Build one
+    with :meth:`from_env` or :meth:`from_rules`.
+    """
+
+    layout: Mapping[str, tuple[int, int]]
+    num_players: int
+    partnerships: bool
+    card_points: tuple[int, ...]
+    kind_copies: tuple[int, ...] = (1,) * 52 + (0,)
+    preset: str = "crates"
+    engine: str = "crates"  # "crates" for the Crates family, "eights" for Crazy Eights relatives
+    seven_hits: str = "nbo"  # "nbo": the next player but one takes a card; "next": the next one
+    jack_hits_prev: bool = False  # 2/3-player Boston J: the previous player takes a card
+    queen_draws_two: bool = False
+    craits_face_cards: bool = False
+    wild_ranks: tuple[int, ...] = (EIGHT, NINE)
+    # The ruleset itself, to score a hand exactly (threes covering, all-threes hands, ...).
+    rules: Ruleset | None = field(default=None, repr=False, compare=False)
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def from_rules(
+        cls, rules: Ruleset | str = "crates", num_players: int | None = None, **options: Any
+    ) -> Table:
+        """The table of a ruleset, or of a preset name plus options (``"crates", 3``)."""
+        if isinstance(rules, str):
+            rules = make_ruleset(rules, num_players, **options)
+        elif num_players is not None or options:
+            raise ValueError("num_players and options go with a preset name, not a Ruleset")
+        points = tuple(card_points(k, rules.points) for k in range(NUM_KINDS))
+        kind_points = getattr(rules, "kind_points", ())
+        if len(kind_points) == NUM_KINDS:  # the rank table plus per-kind exceptions (zimbabwe A♠)
+            points = tuple(kind_points)
+        engine = getattr(rules, "engine", "crates")
+        return cls(
+            layout=Observer(rules).layout(),
+            num_players=rules.num_players,
+            partnerships=rules.partnerships,
+            card_points=points,
+            kind_copies=tuple(rules.deck.copies(k) for k in range(NUM_KINDS)),
+            preset=rules.preset,
+            engine=engine,
+            seven_hits=rules.seven_hits,
+            jack_hits_prev=rules.jack_hits_prev,
+            queen_draws_two=rules.queen_draws_two,
+            craits_face_cards=rules.craits_face_cards,
+            wild_ranks=(EIGHT, NINE) if engine == "crates" else (EIGHT,),
+            rules=rules,
+        )
+
+    @classmethod
+    def from_env(cls, env: Any) -> Table:
+        """The table of ``crates_v0.env()``, ``raw_env`` or the Gymnasium ``CratesGymEnv``."""
+        inner = getattr(env, "unwrapped", env)
+        aec = getattr(inner, "aec", inner)  # CratesGymEnv keeps the AEC env as .aec
+        if not hasattr(aec, "rules") or not hasattr(aec, "observation_layout"):
+            raise ValueError(f"{type(env).__name__} is not a Crates environment")
+        table = cls.from_rules(aec.rules)
+        layout = dict(aec.observation_layout())
+        if layout != dict(table.layout):  # the env's own layout is the one its vectors follow
+            table = replace(table, layout=layout)
+        return table
+
+    # ------------------------------------------------------------------ reading observations
+    @property
+    def obs_size(self) -> int:
+        """Length of the observation vector."""
+        return max(stop for _, stop in self.layout.values())
+
+    @property
+    def deck_size(self) -> int:
+        return sum(self.kind_copies)
+
+    def slice(self, observation: np.ndarray, name: str) -> np.ndarray:
+        """The named slice of an observation (a view), e.g. ``table.slice(obs, "hand")``."""
+        try:
+            start, stop = self.layout[name]
+        except KeyError:
+            raise ValueError(
+                f"no observation slice {name!r}; valid: {', '.join(self.layout)}"
+            ) from None
+        return observation[start:stop]
+
+    def scalar(self, observation: np.ndarray, name: str) -> float:
+        """The value of a one-entry slice (``count``, ``clockwise``, ...)."""
+        return float(self.slice(observation, name)[0])
+
+    def hand_kinds(self, observation: np.ndarray) -> list[int]:
+        """The kinds held, one entry per card (two decks may hold two copies of a kind)."""
+        hand = np.rint(self.slice(observation, "hand")).astype(int)
+        return [int(k) for k in np.repeat(np.arange(NUM_KINDS), np.maximum(hand, 0))]
+
+    # ------------------------------------------------------------------ the rules' public data
+    def hand_points(self, kinds: Iterable[int]) -> int:
+        """Points of a hand left at the end of a deal (threes cover, as the rules score it)."""
+        kinds = list(kinds)
+        if self.rules is None:
+            return sum(self.card_points[k] for k in kinds)
+        return score_kinds(kinds, self.rules)
+
+    def is_wild(self, kind: int) -> bool:
+        """An 8 or 9 (only an 8 in the Crazy Eights family); the Joker is not counted here."""
+        return kind != JOKER and kind % 13 in self.wild_ranks
+
+    @property
+    def partner_slot(self) -> int | None:
+        """Relative slot of the partner (partners sit opposite), or None without partnerships."""
+        return self.num_players // 2 if self.partnerships else None

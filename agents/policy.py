@@ -1,0 +1,99 @@
+"""A trained policy at the table: an sb3-contrib MaskablePPO checkpoint.
+
+sb3_contrib (and torch) are imported only when a checkpoint is loaded, so the scripted agents
+stay importable without them.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from crates_env.actions import NUM_ACTIONS
+
+from .base import BaseAgent, Table
+
+
+class PolicyAgent(BaseAgent):
+    """Plays a MaskablePPO checkpoint: its most likely legal action (``deterministic=True``) or
+    a sample from its masked distribution.
+
+    ``table`` (optional) checks that the model was trained on this table's observation size.
+    A missing file, a file that is not a MaskablePPO checkpoint or a model whose spaces do not fit
+    raises ``ValueError`` naming the path and the problem.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        deterministic: bool = True,
+        device: str = "cpu",
+        table: Table | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.deterministic = deterministic
+        self.table = table
+        self.model = _load(self.path, device)
+        _check_spaces(self.model, self.path, table)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        action, _ = self.model.predict(
+            np.asarray(observation, dtype=np.float32),
+            action_masks=np.asarray(action_mask, dtype=bool),
+            deterministic=self.deterministic,
+        )
+        return int(action)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """One action per row of ``observations`` (shape ``(batch, obs_size)``)."""
+        obs = np.asarray(observations, dtype=np.float32)
+        masks = np.asarray(action_masks, dtype=bool)
+        if obs.ndim != 2 or masks.shape != (obs.shape[0], NUM_ACTIONS):
+            raise ValueError(
+                f"act_batch needs observations (batch, size) and masks (batch, {NUM_ACTIONS}); "
+                f"got {obs.shape} and {masks.shape}"
+            )
+        actions, _ = self.model.predict(obs, action_masks=masks, deterministic=self.deterministic)
+        return np.asarray(actions, dtype=np.int64).reshape(obs.shape[0])
+
+
+def _load(path: Path, device: str) -> Any:
+    if not path.is_file():
+        raise ValueError(f"{path}: no such checkpoint file")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path}: not a MaskablePPO checkpoint (not a zip archive)")
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    try:
+        model = MaskablePPO.load(path, device=device)
+    except Exception as exc:  # sb3 raises many kinds on a foreign or damaged archive
+        raise ValueError(f"{path}: not a MaskablePPO checkpoint ({exc})") from exc
+    if not isinstance(model.policy, MaskableActorCriticPolicy):
+        raise ValueError(
+            f"{path}: not a MaskablePPO checkpoint (its policy is "
+            f"{type(model.policy).__name__}, which cannot mask actions)"
+        )
+    return model
+
+
+def _check_spaces(model: Any, path: Path, table: Table | None) -> None:
+    """The model must read this environment's vectors and choose among its actions."""
+    from gymnasium import spaces
+
+    obs_space, act_space = model.observation_space, model.action_space
+    if not isinstance(obs_space, spaces.Box) or len(obs_space.shape) != 1:
+        raise ValueError(f"{path}: the model observes {obs_space}, not a flat Crates vector")
+    if not isinstance(act_space, spaces.Discrete) or int(act_space.n) != NUM_ACTIONS:
+        raise ValueError(
+            f"{path}: the model chooses among {act_space}, but Crates has "
+            f"Discrete({NUM_ACTIONS}) actions"
+        )
+    if table is not None and obs_space.shape[0] != table.obs_size:
+        raise ValueError(
+            f"{path}: the model observes {obs_space.shape[0]} values, but this table "
+            f"({table.preset}, {table.num_players} players) gives {table.obs_size}"
+        )

@@ -1,0 +1,145 @@
+"""The duplicate-deal evaluation harness, the ``crates`` command line and ``crates play``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from train.cli import main, parse_rules
+from train.evaluate import EvalConfig, lineups, run, summarize, validate, write_outputs
+from train.play import play_in_terminal
+
+SHORT = {"deal_schedule": [2, 1]}
+
+
+def config(**kw) -> EvalConfig:
+    base = EvalConfig(agents=("greedy", "random"), deals=3, workers=1, options=SHORT)
+    return replace(base, **kw)
+
+
+def test_lineups_rotate_every_agent_through_every_seat():
+    assert lineups(2, 4) == [(0, 1, 0, 1), (1, 0, 1, 0)]
+    assert lineups(3, 3) == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+    four = lineups(3, 4)
+    assert len(four) == 3  # the fourth rotation repeats the first
+    for seat in range(4):
+        assert {lu[seat] for lu in four} == {0, 1, 2}
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"agents": ("greedy", "nope")}, "nope"),
+        ({"agents": ("greedy",)}, "at least two agents"),
+        ({"preset": "nope"}, "unknown preset"),
+        ({"num_players": 9}, "2 to 5 players"),
+        ({"agents": ("random",) * 5}, "cannot all sit"),
+        ({"agents": ("greedy", "/no/such/model.zip")}, "/no/such/model.zip"),
+        ({"deals": 0}, "deals"),
+        ({"options": {"no_such_rule": True}}, "no_such_rule"),
+    ],
+)
+def test_bad_input_is_one_clear_error_before_any_game(kw, message):
+    with pytest.raises(ValueError, match=message):
+        validate(config(**kw))
+
+
+def test_same_results_whatever_the_number_of_workers():
+    one = run(config(deals=4), progress=False)
+    two = run(config(deals=4, workers=2), progress=False)
+    assert one == two
+    assert [(r.deal, r.lineup) for r in one] == [(d, i) for d in range(4) for i in range(2)]
+
+
+def test_duplicate_lineups_hold_the_same_cards():
+    """Each deal is replayed with seats swapped: the first hand's cards are the same."""
+    from crates_env.env import raw_env
+    from train.evaluate import _seed
+
+    hands = []
+    for _lineup in range(2):
+        env = raw_env(**config().env_kwargs())
+        env.reset(seed=_seed(0, 1))
+        hands.append([env.game.hand(s) for s in range(4)])
+    assert hands[0] == hands[1]
+
+
+def test_summary_statistics_and_outputs(tmp_path):
+    cfg = config(deals=6)
+    records = run(cfg, progress=False)
+    report = summarize(cfg, records)
+    greedy, rnd = report.agents
+    assert (greedy.name, rnd.name) == ("greedy", "random")
+    assert greedy.games == rnd.games == 6 * 2 * 2  # deals x lineups x seats per lineup
+    assert 0 <= greedy.win_rate <= 1
+    assert greedy.win_rate + rnd.win_rate == pytest.approx(1.0)
+    assert set(greedy.points_by_deal_size) == {1, 2}
+    (pair,) = report.pairs
+    assert pair.mean_difference == pytest.approx(greedy.mean_points - rnd.mean_points)
+    assert 0 <= pair.p_value <= 1
+    paths = write_outputs(report, tmp_path, tensorboard=False)
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert [a["name"] for a in data["agents"]] == ["greedy", "random"]
+    assert (tmp_path / "points.png").stat().st_size > 1000
+    assert (tmp_path / "agents.csv").read_text().startswith("name,games,mean_points")
+    assert len(paths) == 3
+
+
+def test_parse_rules_reads_yaml_values():
+    assert parse_rules(["standig_jokers=true", "deal_schedule=[2, 1]"]) == {
+        "standig_jokers": True,
+        "deal_schedule": [2, 1],
+    }
+    with pytest.raises(ValueError, match="key=value"):
+        parse_rules(["standig_jokers"])
+
+
+def test_cli_eval_prints_a_table_and_writes_files(tmp_path, capsys):
+    argv = ["eval", "--agents", "greedy", "random", "--deals", "2", "--workers", "1"]
+    argv += ["--rule", "deal_schedule=[2,1]", "--out", str(tmp_path), "--quiet", "--no-tensorboard"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "greedy" in out and "random" in out and "points/game" in out
+    assert (tmp_path / "report.json").exists()
+
+
+def test_cli_eval_bad_agent_is_one_line_and_exit_code_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "--agents", "greedy", "nope", "--deals", "1"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("crates eval: error:") and "nope" in err[0]
+
+
+def test_play_in_terminal_lists_moves_and_asks_again_on_bad_input():
+    answers = iter(["banana", "0"] + ["1"] * 10_000)
+    asked, shown = [], []
+
+    def read(prompt):
+        asked.append(prompt)
+        return next(answers)
+
+    scores = play_in_terminal(
+        seat=0,
+        opponents=["greedy"],
+        options={"deal_schedule": [2]},
+        seed=3,
+        read=read,
+        write=shown.append,
+    )
+    text = "\n".join(shown)
+    assert "'banana' is not one of the moves listed" in text
+    assert "'0' is not one of the moves listed" in text
+    assert "  1. " in text and "your hand:" in text
+    assert "hand 1 over" in text
+    assert len(scores) == 2  # partnerships
+    assert len(asked) >= 3
+
+
+def test_play_rejects_a_bad_seat_or_opponent_list():
+    with pytest.raises(ValueError, match="--seat"):
+        play_in_terminal(seat=7, opponents=["greedy"])
+    with pytest.raises(ValueError, match="one opponent"):
+        play_in_terminal(seat=0, opponents=["greedy", "random"])

@@ -1,0 +1,145 @@
+"""Training: config validation, the self-play vectorized environment, checkpoints and resume."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from train.config import load_config
+from train.ppo import LATEST, STATE, make_vec_env, train
+from train.selfplay import GameBatch, OpponentPool, PoolSpec
+
+torch.set_num_threads(1)
+
+TINY = [
+    "workers=0",
+    "num_envs=2",
+    "net_arch=[32]",
+    "ppo.n_steps=16",
+    "ppo.batch_size=32",
+    "ppo.n_epochs=1",
+    "total_steps=64",
+    "checkpoint_every=32",
+    "eval.every=1000000000",
+    "opponents.snapshot_every=32",
+    "opponents.snapshot_weight=1.0",
+    "progress_bar=false",
+    "rules={deal_schedule: [2, 1]}",
+]
+
+
+def tiny(tmp_path, *more: str):
+    return load_config("configs/default.yaml", [*TINY, f"runs_dir={tmp_path}", *more])
+
+
+def test_default_config_loads_and_overrides_apply():
+    c = load_config("configs/default.yaml", ["ppo.n_epochs=8", "opponents.scripted={greedy: 2}"])
+    assert c.ppo.n_epochs == 8
+    assert c.opponents.scripted == {"greedy": 2}
+    assert c.ppo.learning_rate == pytest.approx(3e-4)
+    assert c.env_kwargs()["preset"] == "crates"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["lerning_rate=1"], "unknown config key.*lerning_rate.*valid keys"),
+        (["ppo.n_epoch=2"], "unknown config key.*ppo.n_epoch"),
+        (["num_envs=two"], "num_envs must be a int"),
+        (["ppo.learning_rate=fast"], "ppo.learning_rate must be a float"),
+        (["num_envs=0"], "num_envs must be at least 1"),
+        (["opponents.scripted={genius: 1}"], "genius"),
+        (["preset=nope"], "unknown preset"),
+        (["rules={standig_jokers: true}", "preset=kreights"], "standig_jokers"),
+        (["reward_mode=money"], "reward_mode"),
+        (["eval.baselines=[oracle]"], "oracle"),
+        (["num_envs"], "key=value"),
+    ],
+)
+def test_bad_config_stops_at_once_naming_the_problem(overrides, message):
+    with pytest.raises(ValueError, match=message):
+        load_config("configs/default.yaml", overrides)
+
+
+def test_missing_config_file():
+    with pytest.raises(ValueError, match="does not exist"):
+        load_config("configs/nope.yaml")
+
+
+def test_learner_rewards_add_up_to_its_sides_game_points():
+    spec = PoolSpec(scripted={"random": 1.0})
+    batch = GameBatch(3, {"deal_schedule": [3, 2]}, spec, None, seed=5)
+    batch.reset()
+    rng = np.random.default_rng(0)
+    totals, finished = [0.0] * 3, []
+    while len(finished) < 6:
+        masks = batch._observe_all()[1]
+        actions = [int(rng.choice(np.flatnonzero(m))) for m in masks]
+        _, rewards, dones, infos, _ = batch.step(actions)
+        for i in range(3):
+            totals[i] += rewards[i]
+            if dones[i]:
+                finished.append((totals[i], infos[i]["game"]["points"]))
+                totals[i] = 0.0
+    for total, points in finished:
+        assert total == pytest.approx(-points)
+
+
+def test_snapshot_opponents_decide_in_batches(monkeypatch):
+    sizes = []
+    real = OpponentPool.act_batch
+
+    def spy(self, who, agents, obs, masks):
+        if who.startswith("snapshot:"):
+            sizes.append(len(obs))
+        return real(self, who, agents, obs, masks)
+
+    monkeypatch.setattr(OpponentPool, "act_batch", spy)
+    config = load_config("configs/default.yaml", [*TINY, "opponents.scripted={}", "num_envs=8"])
+    vec = make_vec_env(config)
+    from train.ppo import make_policy
+
+    policy = make_policy(vec.observation_space, vec.action_space, [32])
+    vec.add_snapshot(policy.state_dict())
+    vec.reset()
+    for _ in range(5):
+        masks = vec.action_masks()
+        vec.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+    vec.close()
+    assert sizes and max(sizes) > 1  # several games' moves in one forward pass
+
+
+def test_train_writes_checkpoints_and_resumes_with_its_pool(tmp_path):
+    config = tiny(tmp_path)
+    latest = train(config)
+    run_dir = config.run_dir
+    assert latest == run_dir / LATEST and latest.is_file()
+    state = json.loads((run_dir / STATE).read_text())
+    assert state["num_timesteps"] == 64
+    assert len(state["snapshots"]) >= 1
+    assert all(p.endswith(".pt") for p in state["snapshots"])
+    assert (run_dir / "tb").is_dir()
+
+    with pytest.raises(ValueError, match="--resume"):
+        train(config)
+
+    more = tiny(tmp_path, "total_steps=128")
+    train(more, resume=True)
+    state = json.loads((run_dir / STATE).read_text())
+    assert state["num_timesteps"] == 128
+    from sb3_contrib import MaskablePPO
+
+    assert MaskablePPO.load(run_dir / LATEST).num_timesteps == 128
+
+
+def test_resume_refuses_a_missing_or_corrupt_checkpoint(tmp_path):
+    config = tiny(tmp_path, "run_name=fresh")
+    with pytest.raises(ValueError, match="no checkpoint"):
+        train(config, resume=True)
+    config.run_dir.mkdir(parents=True)
+    (config.run_dir / LATEST).write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="corrupt"):
+        train(config, resume=True)

@@ -1,0 +1,160 @@
+"""The ``crates`` command line: ``crates train``, ``crates eval`` and ``crates play``.
+
+Examples: ``crates train --config configs/default.yaml``,
+``crates eval --agents heuristic greedy random --deals 2000``,
+``crates play --seat 0 --opponents heuristic``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED_CHECKPOINT = ROOT / "checkpoints" / "crates_4p.zip"
+DEFAULT_CONFIG = ROOT / "configs" / "default.yaml"
+
+
+def parse_rules(pairs: list[str]) -> dict[str, Any]:
+    """``["standig_jokers=true", "deal_schedule=[2,1]"]`` -> ruleset options (YAML values)."""
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--rule takes key=value (e.g. standig_jokers=true), not {pair!r}")
+        options[key.strip()] = yaml.safe_load(value)
+    return options
+
+
+def default_agents() -> list[str]:
+    shipped = [str(SHIPPED_CHECKPOINT)] if SHIPPED_CHECKPOINT.exists() else []
+    return [*shipped, "heuristic", "greedy", "random"]
+
+
+def add_table_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--preset", default="crates", help="rule system (default: crates)")
+    p.add_argument("--players", type=int, default=4, help="number of players (default: 4)")
+    p.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="ruleset option, repeatable (e.g. --rule standig_jokers=true)",
+    )
+    p.add_argument("--seed", type=int, default=0)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="crates", description="Crates RL command line")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ev = sub.add_parser("eval", help="duplicate-deal evaluation of agents against each other")
+    ev.add_argument(
+        "--agents",
+        nargs="+",
+        default=None,
+        help="agent names (random, greedy, heuristic) or checkpoint paths "
+        "(default: the shipped checkpoint if present, heuristic, greedy, random)",
+    )
+    add_table_arguments(ev)
+    ev.add_argument("--deals", "--games", type=int, default=200, help="deals to play")
+    ev.add_argument("--workers", type=int, default=2, help="worker processes (default: 2)")
+    ev.add_argument("--out", type=Path, default=None, help="output folder (default: eval_out/…)")
+    ev.add_argument("--no-tensorboard", action="store_true", help="skip TensorBoard scalars")
+    ev.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    tr = sub.add_parser("train", help="train a MaskablePPO agent by self-play")
+    tr.add_argument(
+        "--config", type=Path, default=DEFAULT_CONFIG, help="YAML config (configs/default.yaml)"
+    )
+    tr.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config key, repeatable (e.g. --set ppo.learning_rate=1e-4)",
+    )
+    tr.add_argument("--resume", action="store_true", help="continue the run from its checkpoint")
+
+    pl = sub.add_parser("play", help="take a seat in the terminal against agents")
+    pl.add_argument("--seat", type=int, default=0, help="your seat (default: 0)")
+    pl.add_argument(
+        "--opponents",
+        nargs="+",
+        default=["heuristic"],
+        help="one agent for every other seat, or one per other seat in seat order",
+    )
+    add_table_arguments(pl)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "eval":
+            return run_eval(args)
+        if args.command == "train":
+            return run_train(args)
+        return run_play(args)
+    except ValueError as exc:  # bad input: one clear line, nothing played
+        parser.exit(2, f"crates {args.command}: error: {exc}\n")
+    except KeyboardInterrupt:
+        return 130
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from train.evaluate import EvalConfig, format_report, run, summarize, validate, write_outputs
+
+    config = EvalConfig(
+        agents=tuple(args.agents or default_agents()),
+        preset=args.preset,
+        num_players=args.players,
+        deals=args.deals,
+        seed=args.seed,
+        workers=args.workers,
+        options=parse_rules(args.rule),
+    )
+    validate(config)
+    out = args.out or Path("eval_out") / time.strftime("%Y%m%d-%H%M%S")
+    records = run(config, progress=not args.quiet)
+    report = summarize(config, records)
+    print(format_report(report))
+    paths = write_outputs(report, out, tensorboard=not args.no_tensorboard)
+    print("wrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from train.config import load_config
+    from train.ppo import final_table, train
+
+    config = load_config(args.config, args.set)
+    print(f"training run {config.run_dir} ({config.total_steps:,} steps, {config.num_envs} games)")
+    checkpoint = train(config, resume=args.resume)
+    print(f"checkpoint: {checkpoint}")
+    print(final_table(config, checkpoint))
+    return 0
+
+
+def run_play(args: argparse.Namespace) -> int:
+    from train.play import play_in_terminal
+
+    play_in_terminal(
+        seat=args.seat,
+        opponents=args.opponents,
+        preset=args.preset,
+        num_players=args.players,
+        options=parse_rules(args.rule),
+        seed=args.seed,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""Training configuration: one YAML file under ``configs/``, overridable from the command line.
+
+Every key is declared here with its type and default; an unknown key or a value of the wrong
+type stops at once with a message naming it and the valid keys.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from crates_env.env import REWARD_MODES
+from crates_env.rules import make_ruleset
+
+
+@dataclass
+class PPOConfig:
+    learning_rate: float = 3e-4
+    n_steps: int = 128  # per environment, per rollout
+    batch_size: int = 512
+    n_epochs: int = 4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+
+
+@dataclass
+class OpponentConfig:
+    scripted: dict[str, float] = field(default_factory=lambda: {"random": 1.0})
+    snapshot_weight: float = 0.0  # total sampling weight of the learner's frozen snapshots
+    snapshot_every: int = 50_000  # steps between snapshots
+    max_snapshots: int = 5
+
+
+@dataclass
+class EvalConfigSection:
+    every: int = 50_000  # steps between evaluations against the baselines
+    deals: int = 20  # duplicate deals per baseline
+    baselines: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    final_deals: int = 100  # deals per baseline for the summary table at the end
+    seed: int = 12345  # fixed, so every evaluation plays the same deals
+
+
+@dataclass
+class TrainConfig:
+    run_name: str = "default"
+    runs_dir: str = "runs"
+    preset: str = "crates"
+    num_players: int = 4
+    rules: dict[str, Any] = field(default_factory=dict)
+    reward_mode: str = "points"
+    reward_scale: float = 0.01
+    # Pressures double, so one game's points can run into the millions: "symlog" trains on
+    # sign(r) * log(1 + |r|) of each reward (evaluation always counts raw points).
+    reward_transform: str = "symlog"
+    one_card: str = "action"
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    num_envs: int = 16
+    workers: int = 2
+    seed: int = 0
+    total_steps: int = 100_000
+    checkpoint_every: int = 25_000
+    progress_bar: bool = True
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    opponents: OpponentConfig = field(default_factory=OpponentConfig)
+    eval: EvalConfigSection = field(default_factory=EvalConfigSection)
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.runs_dir) / self.run_name
+
+    def env_kwargs(self) -> dict[str, Any]:
+        return {
+            "preset": self.preset,
+            "num_players": self.num_players,
+            "reward_mode": self.reward_mode,
+            "reward_scale": self.reward_scale,
+            "one_card": self.one_card,
+            **self.rules,
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> TrainConfig:
+    """Read ``path`` (YAML), apply ``key.sub=value`` overrides, validate; ValueError if bad."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        path = Path(path)
+        if not path.is_file():
+            raise ValueError(f"config file {path} does not exist")
+        loaded = yaml.safe_load(path.read_text()) or {}
+        if not isinstance(loaded, dict):
+            raise ValueError(f"config file {path} must hold a mapping of keys to values")
+        data = loaded
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"override {item!r} must look like key=value (e.g. ppo.n_epochs=8)")
+        _set_path(data, key.strip().split("."), yaml.safe_load(value))
+    config = _build(TrainConfig, data, "")
+    _check_values(config)
+    return config
+
+
+def _set_path(data: dict, keys: list[str], value: Any) -> None:
+    for key in keys[:-1]:
+        data = data.setdefault(key, {})
+        if not isinstance(data, dict):
+            raise ValueError(f"cannot set {'.'.join(keys)}: {key} is not a section")
+    data[keys[-1]] = value
+
+
+def _build(cls, data: dict[str, Any], prefix: str):
+    if not isinstance(data, dict):
+        raise ValueError(f"{prefix.rstrip('.') or 'config'} must be a mapping, not {data!r}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise ValueError(
+            f"unknown config key(s) {', '.join(prefix + k for k in unknown)}; valid keys "
+            f"{'in ' + prefix.rstrip('.') if prefix else 'at the top level'}: "
+            + ", ".join(sorted(fields))
+        )
+    values = {}
+    for name, value in data.items():
+        default = getattr(cls(), name)
+        if dataclasses.is_dataclass(default):
+            values[name] = _build(type(default), value, f"{prefix}{name}.")
+        else:
+            values[name] = _coerce(value, default, prefix + name)
+    return cls(**values)
+
+
+def _coerce(value: Any, default: Any, key: str) -> Any:
+    """Accept ``value`` if it has the default's type (ints pass as floats)."""
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, float):
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, type(default))
+    if not ok:
+        raise ValueError(f"config key {key} must be a {type(default).__name__}, not {value!r}")
+    return value
+
+
+def _check_values(c: TrainConfig) -> None:
+    make_ruleset(c.preset, c.num_players, **c.rules)  # raises for bad rules
+    if c.reward_transform not in ("none", "symlog"):
+        raise ValueError(f"reward_transform {c.reward_transform!r} is not one of none, symlog")
+    if c.reward_mode not in REWARD_MODES:
+        raise ValueError(f"reward_mode {c.reward_mode!r} is not one of {', '.join(REWARD_MODES)}")
+    positive = {
+        "num_envs": c.num_envs,
+        "total_steps": c.total_steps,
+        "checkpoint_every": c.checkpoint_every,
+        "ppo.n_steps": c.ppo.n_steps,
+        "ppo.batch_size": c.ppo.batch_size,
+        "ppo.n_epochs": c.ppo.n_epochs,
+        "opponents.snapshot_every": c.opponents.snapshot_every,
+        "opponents.max_snapshots": c.opponents.max_snapshots,
+        "eval.every": c.eval.every,
+        "eval.deals": c.eval.deals,
+    }
+    for key, value in positive.items():
+        if value < 1:
+            raise ValueError(f"config key {key} must be at least 1, not {value}")
+    if c.workers < 0:
+        raise ValueError(f"config key workers must be 0 (in process) or more, not {c.workers}")
+    if not c.net_arch or not all(isinstance(w, int) and w > 0 for w in c.net_arch):
+        raise ValueError(f"config key net_arch must be a list of layer widths, not {c.net_arch}")
+    from agents import AGENT_NAMES
+
+    for name, weight in c.opponents.scripted.items():
+        if name not in AGENT_NAMES:
+            raise ValueError(f"opponents.scripted names {name!r}; valid: {', '.join(AGENT_NAMES)}")
+        if not isinstance(weight, int | float) or weight < 0:
+            raise ValueError(f"opponents.scripted.{name} must be a weight >= 0, not {weight!r}")
+    if not c.opponents.scripted and c.opponents.snapshot_weight <= 0:
+        raise ValueError("the opponent pool is empty: give opponents.scripted or snapshot_weight")
+    for name in c.eval.baselines:
+        if name not in AGENT_NAMES:
+            raise ValueError(f"eval.baselines names {name!r}; valid: {', '.join(AGENT_NAMES)}")

@@ -1,0 +1,435 @@
+"""Duplicate-deal evaluation: agents against each other on the same cards, seats rotated.
+
+Every deal (a seed that fixes the cards of every hand of a game) is replayed once per *lineup*:
+the agents are seated cyclically (seat ``s`` gets agent ``(s + r) mod k``) for every rotation
+``r`` that gives a different seating, so each agent holds each seat's cards and the luck of the
+deal cancels out, as bridge players score duplicate. Statistics are paired by deal.
+
+Each game is seeded from ``(seed, deal, lineup, seat)`` alone, so results are identical whatever
+the number of worker processes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import multiprocessing as mp
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents import AGENT_NAMES, Table, make_agent
+from crates_env.actions import DRAW
+from crates_env.env import raw_env
+from crates_env.rules import make_ruleset
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """What to play: agent specs (names or checkpoint paths), rules, number of deals, seed."""
+
+    agents: tuple[str, ...]
+    preset: str = "crates"
+    num_players: int = 4
+    deals: int = 100
+    seed: int = 0
+    workers: int = 2
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def env_kwargs(self) -> dict[str, Any]:
+        return {"preset": self.preset, "num_players": self.num_players, **self.options}
+
+
+@dataclass
+class SeatRecord:
+    """One seat's outcome in one game."""
+
+    agent: int
+    points: int  # the seat's side's final score
+    share_of_win: float  # 1 if its side alone had the best score, 1/k for a k-way tie
+    hand_points: dict[int, list[int]]  # deal size -> the side's points in hands of that size
+    pressures: int  # pressures this seat took
+    counts_drawn: int  # cards drawn ending counts
+    stars: int
+
+
+@dataclass
+class GameRecord:
+    deal: int
+    lineup: int
+    seats: list[SeatRecord]
+    team_of_seat: list[int]
+    final_scores: list[int]  # per side
+
+
+def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
+    """Distinct cyclic seatings of the agents (seat -> agent index)."""
+    seen: list[tuple[int, ...]] = []
+    for r in range(num_players):
+        lineup = tuple((s + r) % num_agents for s in range(num_players))
+        if lineup not in seen:
+            seen.append(lineup)
+    return seen
+
+
+def validate(config: EvalConfig) -> Table:
+    """Check rules and agents before any game; raise ValueError with one clear message."""
+    if len(config.agents) < 2:
+        raise ValueError("name at least two agents to compare")
+    if config.deals < 1:
+        raise ValueError(f"deals must be at least 1, not {config.deals}")
+    if config.workers < 1:
+        raise ValueError(f"workers must be at least 1, not {config.workers}")
+    rules = make_ruleset(config.preset, config.num_players, **config.options)
+    if len(config.agents) > rules.num_players:
+        raise ValueError(
+            f"{len(config.agents)} agents cannot all sit at a {rules.num_players}-player table"
+        )
+    table = Table.from_rules(rules)
+    for spec in dict.fromkeys(config.agents):
+        make_agent(spec, table, seed=0)  # raises for an unknown name or a bad checkpoint
+    return table
+
+
+# ---------------------------------------------------------------------- playing (worker side)
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(config: EvalConfig) -> None:
+    env = raw_env(**config.env_kwargs())
+    table = Table.from_env(env)
+    _WORKER.update(config=config, env=env, table=table, agents={})
+
+
+def _agent(spec: str, seed: int):
+    """An agent for one seat of one game; a checkpoint is loaded once per worker."""
+    if spec in AGENT_NAMES:
+        return make_agent(spec, _WORKER["table"], seed=seed)
+    agents = _WORKER["agents"]
+    if spec not in agents:
+        agents[spec] = make_agent(spec, _WORKER["table"], seed=seed)
+    return agents[spec]
+
+
+def _seed(*parts: int) -> int:
+    return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
+
+
+def play_game(task: tuple[int, int, tuple[int, ...]]) -> GameRecord:
+    """Play deal ``deal`` with the agents seated by ``lineup``."""
+    deal, index, lineup = task
+    config: EvalConfig = _WORKER["config"]
+    env: raw_env = _WORKER["env"]
+    rules = env.rules
+    seats = [
+        _agent(config.agents[a], _seed(config.seed, deal, index, s)) for s, a in enumerate(lineup)
+    ]
+    for agent in seats:
+        agent.reset()
+    env.reset(seed=_seed(config.seed, deal))
+    g = env.game
+    counts_drawn = [0] * rules.num_players
+    while not g.game_over:
+        seat = g.to_play
+        obs = env.observe(env.possible_agents[seat])
+        action = int(seats[seat].act(obs["observation"], obs["action_mask"]))
+        if action == DRAW and g.count:
+            counts_drawn[seat] += g.count
+        env.step(action)
+    return _record(deal, index, lineup, g, rules, counts_drawn)
+
+
+def _record(deal, index, lineup, g, rules, counts_drawn) -> GameRecord:
+    best = min(g.scores)
+    winners = [t for t, s in enumerate(g.scores) if s == best]
+    team_of = [rules.team_of(s) for s in range(rules.num_players)]
+    pressures = [0] * rules.num_players
+    for log in g.hand_logs:
+        for line in log:
+            if line.startswith("pressure p"):
+                pressures[int(line.split()[1][1:])] += 1
+    records = []
+    for s, agent in enumerate(lineup):
+        hand_points: dict[int, list[int]] = defaultdict(list)
+        for result in g.results:
+            hand_points[result.deal_size].append(result.team_points[team_of[s]])
+        records.append(
+            SeatRecord(
+                agent=agent,
+                points=g.scores[team_of[s]],
+                share_of_win=1 / len(winners) if team_of[s] in winners else 0.0,
+                hand_points=dict(hand_points),
+                pressures=pressures[s],
+                counts_drawn=counts_drawn[s],
+                stars=g.stars[s],
+            )
+        )
+    return GameRecord(deal, index, records, team_of, list(g.scores))
+
+
+# ---------------------------------------------------------------------- the tournament
+def run(config: EvalConfig, progress: bool = True) -> list[GameRecord]:
+    """Play every deal in every lineup; results come back in a fixed order."""
+    validate(config)
+    seatings = lineups(len(config.agents), config.num_players)
+    tasks = [(d, i, lu) for d in range(config.deals) for i, lu in enumerate(seatings)]
+    bar = _progress(len(tasks), progress)
+    if config.workers == 1:
+        _init_worker(config)
+        records = []
+        for task in tasks:
+            records.append(play_game(task))
+            bar.update()
+    else:
+        ctx = mp.get_context("spawn")  # clean workers: no torch or RNG state inherited
+        with ctx.Pool(config.workers, initializer=_init_worker, initargs=(config,)) as pool:
+            records = []
+            for record in pool.imap(play_game, tasks, chunksize=8):
+                records.append(record)
+                bar.update()
+    bar.close()
+    return records
+
+
+def _progress(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="games", unit="game", disable=not enabled, leave=False)
+
+
+# ---------------------------------------------------------------------- statistics
+@dataclass
+class AgentSummary:
+    name: str
+    games: int
+    mean_points: float
+    ci95: float
+    win_rate: float
+    pressures_per_game: float
+    counts_drawn_per_game: float
+    points_by_deal_size: dict[int, float]
+    rating_mu: float = 0.0
+    rating_sigma: float = 0.0
+    rating_ordinal: float = 0.0
+
+
+@dataclass
+class PairComparison:
+    first: str
+    second: str
+    deals: int
+    mean_difference: float  # first minus second, game points per deal (negative: first better)
+    ci95: float
+    relative: float  # mean difference / second's mean points
+    p_value: float
+
+
+@dataclass
+class Report:
+    config: dict[str, Any]
+    agents: list[AgentSummary]
+    pairs: list[PairComparison]
+
+
+def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:
+    names = list(config.agents)
+    per_deal = _points_per_deal(records, len(names))
+    summaries = []
+    for a, name in enumerate(names):
+        seats = [s for r in records for s in r.seats if s.agent == a]
+        deal_means = np.array([per_deal[d][a] for d in sorted(per_deal)])
+        by_size: dict[int, list[int]] = defaultdict(list)
+        for s in seats:
+            for size, pts in s.hand_points.items():
+                by_size[size].extend(pts)
+        summaries.append(
+            AgentSummary(
+                name=name,
+                games=len(seats),
+                mean_points=float(deal_means.mean()),
+                ci95=_ci95(deal_means),
+                win_rate=float(np.mean([s.share_of_win for s in seats])),
+                pressures_per_game=float(np.mean([s.pressures for s in seats])),
+                counts_drawn_per_game=float(np.mean([s.counts_drawn for s in seats])),
+                points_by_deal_size={k: float(np.mean(v)) for k, v in sorted(by_size.items())},
+            )
+        )
+    _rate(records, summaries)
+    pairs = [
+        _compare(names[i], names[j], per_deal, i, j)
+        for i in range(len(names))
+        for j in range(i + 1, len(names))
+    ]
+    return Report(config=asdict(config), agents=summaries, pairs=pairs)
+
+
+def _points_per_deal(records: Sequence[GameRecord], k: int) -> dict[int, list[float]]:
+    """deal -> each agent's mean game points over all its seats in all lineups of that deal."""
+    sums: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(k))
+    seats: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(k))
+    for r in records:
+        for s in r.seats:
+            sums[r.deal][s.agent] += s.points
+            seats[r.deal][s.agent] += 1
+    return {d: list(sums[d] / np.maximum(seats[d], 1)) for d in sums}
+
+
+def _ci95(values: np.ndarray) -> float:
+    """Half-width of the 95% confidence interval of the mean (Student's t)."""
+    if len(values) < 2:
+        return float("nan")
+    from scipy import stats
+
+    return float(stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values)))
+
+
+def _compare(first, second, per_deal, i, j) -> PairComparison:
+    from scipy import stats
+
+    diffs = np.array([per_deal[d][i] - per_deal[d][j] for d in sorted(per_deal)])
+    second_mean = float(np.mean([per_deal[d][j] for d in per_deal]))
+    if len(diffs) > 1 and diffs.std() > 0:
+        p_value = float(stats.ttest_1samp(diffs, 0.0).pvalue)
+    else:
+        p_value = float("nan") if len(diffs) < 2 else (0.0 if diffs.mean() else 1.0)
+    return PairComparison(
+        first=first,
+        second=second,
+        deals=len(diffs),
+        mean_difference=float(diffs.mean()),
+        ci95=_ci95(diffs),
+        relative=float(diffs.mean() / second_mean) if second_mean else float("nan"),
+        p_value=p_value,
+    )
+
+
+def _rate(records: Sequence[GameRecord], summaries: list[AgentSummary]) -> None:
+    """OpenSkill (Plackett-Luce) ratings over every game, sides ranked by final score.
+
+    An agent sitting in several seats of one game plays with a copy of its rating in each; its
+    updates are averaged.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=s.name) for s in summaries]
+    for r in records:
+        teams = defaultdict(list)
+        for seat, s in enumerate(r.seats):
+            teams[r.team_of_seat[seat]].append(s.agent)
+        sides = sorted(teams)
+        copies = [
+            [model.rating(mu=ratings[a].mu, sigma=ratings[a].sigma) for a in teams[t]]
+            for t in sides
+        ]
+        new = model.rate(copies, scores=[-r.final_scores[t] for t in sides])
+        updates = defaultdict(list)
+        for t, side in zip(sides, new, strict=True):
+            for a, rating in zip(teams[t], side, strict=True):
+                updates[a].append(rating)
+        for a, rs in updates.items():
+            ratings[a].mu = float(np.mean([x.mu for x in rs]))
+            ratings[a].sigma = float(np.mean([x.sigma for x in rs]))
+    for summary, rating in zip(summaries, ratings, strict=True):
+        summary.rating_mu = rating.mu
+        summary.rating_sigma = rating.sigma
+        summary.rating_ordinal = rating.ordinal()
+
+
+# ---------------------------------------------------------------------- output
+def format_report(report: Report) -> str:
+    """A terminal table: one row per agent, then the pairwise comparisons."""
+    cfg = report.config
+    lines = [
+        f"{cfg['preset']}, {cfg['num_players']} players, {cfg['deals']} deals "
+        f"(duplicate, seed {cfg['seed']})",
+        f"{'agent':<28} {'games':>6} {'points/game':>18} {'win rate':>9} {'pressures':>10} "
+        f"{'counts drawn':>13} {'rating':>8}",
+    ]
+    for a in sorted(report.agents, key=lambda a: a.mean_points):
+        lines.append(
+            f"{a.name:<28} {a.games:>6} {a.mean_points:>10.1f} ± {a.ci95:>5.1f} "
+            f"{a.win_rate:>9.1%} {a.pressures_per_game:>10.2f} {a.counts_drawn_per_game:>13.2f} "
+            f"{a.rating_ordinal:>8.2f}"
+        )
+    lines.append("")
+    lines.append(f"{'pair (first - second)':<40} {'difference':>18} {'relative':>9} {'p':>10}")
+    for p in report.pairs:
+        lines.append(
+            f"{p.first + ' - ' + p.second:<40} {p.mean_difference:>10.1f} ± {p.ci95:>5.1f} "
+            f"{p.relative:>9.1%} {p.p_value:>10.2g}"
+        )
+    return "\n".join(lines)
+
+
+def write_outputs(report: Report, out_dir: Path, tensorboard: bool = True) -> list[Path]:
+    """JSON, CSV, a PNG chart and (optionally) TensorBoard scalars under ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / "report.json", out_dir / "agents.csv", out_dir / "points.png"]
+    paths[0].write_text(json.dumps(asdict(report), indent=2))
+    with paths[1].open("w", newline="") as f:
+        writer = csv.writer(f)
+        cols = [
+            "name",
+            "games",
+            "mean_points",
+            "ci95",
+            "win_rate",
+            "pressures_per_game",
+            "counts_drawn_per_game",
+            "rating_mu",
+            "rating_sigma",
+            "rating_ordinal",
+        ]
+        writer.writerow(cols)
+        for a in report.agents:
+            writer.writerow([getattr(a, c) for c in cols])
+    _plot(report, paths[2])
+    if tensorboard:
+        paths.append(_tensorboard(report, out_dir / "tensorboard"))
+    return paths
+
+
+def _plot(report: Report, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    names = [a.name for a in report.agents]
+    left.bar(
+        names,
+        [a.mean_points for a in report.agents],
+        yerr=[a.ci95 for a in report.agents],
+        capsize=6,
+        color="#4c72b0",
+    )
+    left.set_ylabel("points per game (lower is better)")
+    left.set_title("Mean game points, 95% CI")
+    for a in report.agents:
+        sizes = sorted(a.points_by_deal_size)
+        right.plot(sizes, [a.points_by_deal_size[s] for s in sizes], marker="o", label=a.name)
+    right.set_xlabel("cards dealt")
+    right.set_ylabel("points per hand")
+    right.set_title("Points per hand by deal size")
+    right.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _tensorboard(report: Report, log_dir: Path) -> Path:
+    from torch.utils.tensorboard import SummaryWriter
+
+    with SummaryWriter(str(log_dir)) as writer:
+        for a in report.agents:
+            writer.add_scalar(f"eval/{a.name}/points_per_game", a.mean_points, 0)
+            writer.add_scalar(f"eval/{a.name}/win_rate", a.win_rate, 0)
+            writer.add_scalar(f"eval/{a.name}/rating", a.rating_ordinal, 0)
+    return log_dir

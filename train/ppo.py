@@ -1,0 +1,297 @@
+"""Self-play MaskablePPO for Crates (``crates train``), top to bottom.
+
+1. Read and validate the config (``configs/*.yaml`` plus ``--set key=value`` overrides).
+2. Build the self-play vectorized environment: games split over worker processes, each game
+   against an opponent drawn from the pool (scripted agents and frozen snapshots).
+3. Create MaskablePPO, or load the run's last checkpoint with ``--resume`` (weights, optimizer,
+   step count, snapshots).
+4. Learn, with callbacks that take snapshots, write checkpoints atomically, evaluate against the
+   baselines on fixed duplicate deals and log game statistics to TensorBoard.
+5. Print a final table against the baselines.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import time
+import zipfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import HParam
+
+from crates_env.actions import NUM_ACTIONS
+from train.config import TrainConfig
+from train.evaluate import EvalConfig, format_report, run, summarize
+from train.selfplay import PoolSpec, SelfPlayVecEnv, observation_space_of
+
+LATEST, BEST, STATE = "latest.zip", "best.zip", "state.json"
+
+
+# ---------------------------------------------------------------------- building blocks
+def make_policy(observation_space, action_space, net_arch: list[int]) -> MaskableActorCriticPolicy:
+    """An untrained policy of the learner's architecture (workers load snapshots into it)."""
+    return MaskableActorCriticPolicy(
+        observation_space, action_space, lambda _: 0.0, net_arch=list(net_arch)
+    )
+
+
+def make_vec_env(config: TrainConfig) -> SelfPlayVecEnv:
+    env_kwargs = config.env_kwargs()
+    obs_space = observation_space_of(env_kwargs)
+    factory = functools.partial(
+        make_policy, obs_space, spaces.Discrete(NUM_ACTIONS), config.net_arch
+    )
+    pool = PoolSpec(
+        scripted=dict(config.opponents.scripted),
+        snapshot_weight=config.opponents.snapshot_weight,
+        max_snapshots=config.opponents.max_snapshots,
+        reward_transform=config.reward_transform,
+    )
+    return SelfPlayVecEnv(
+        config.num_envs, env_kwargs, pool, factory, workers=config.workers, seed=config.seed
+    )
+
+
+def atomic_save_model(model: MaskablePPO, path: Path) -> None:
+    """Write to a temporary file and rename: a crash mid-write never leaves a broken file."""
+    tmp = path.with_name(path.stem + ".tmp.zip")
+    model.save(tmp)
+    os.replace(tmp, path)
+
+
+def atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: Path, env: SelfPlayVecEnv) -> MaskablePPO:
+    """Load a checkpoint for ``env``; ValueError naming the path if missing, corrupt or unfit."""
+    if not path.is_file():
+        raise ValueError(f"no checkpoint at {path} to resume from")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"checkpoint {path} is corrupt: it is not a MaskablePPO zip file")
+    try:
+        model = MaskablePPO.load(path, env=env, device="cpu")
+    except ValueError as exc:  # SB3 says so when the spaces differ
+        raise ValueError(f"checkpoint {path} does not fit this config: {exc}") from None
+    except Exception as exc:
+        raise ValueError(
+            f"checkpoint {path} is corrupt or not a MaskablePPO checkpoint: {exc}"
+        ) from None
+    return model
+
+
+# ---------------------------------------------------------------------- callbacks
+class SelfPlayCallback(BaseCallback):
+    """Every ``every`` steps, freeze the learner into the opponent pool (and keep it on disk)."""
+
+    def __init__(self, every: int, run_dir: Path, state: dict) -> None:
+        super().__init__()
+        self.every, self.run_dir, self.state = every, run_dir, state
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps - self.state.get("last_snapshot", 0) >= self.every:
+            path = self.run_dir / "snapshots" / f"step_{self.num_timesteps}.pt"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            weights = {k: v.detach().clone() for k, v in self.model.policy.state_dict().items()}
+            tmp = path.with_suffix(".tmp")
+            torch.save(weights, tmp)
+            os.replace(tmp, path)
+            self.training_env.add_snapshot(weights)
+            self.state["snapshots"].append(str(path))
+            self.state["last_snapshot"] = self.num_timesteps
+        return True
+
+
+class GameStatsCallback(BaseCallback):
+    """TensorBoard: points per game and per hand, win rate, pressures, per opponent kind."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.games: list[dict] = []
+
+    def _on_step(self) -> bool:
+        self.games.extend(info["game"] for info in self.locals["infos"] if "game" in info)
+        return True
+
+    def _on_rollout_end(self) -> None:
+        if not self.games:
+            return
+        by_opponent = defaultdict(list)
+        for game in self.games:
+            by_opponent[game["opponent"]].append(game)
+        self._record("game", self.games)
+        for opponent, games in by_opponent.items():
+            self._record(f"game_vs_{opponent}", games)
+        self.games = []
+
+    def _record(self, prefix: str, games: list[dict]) -> None:
+        log = self.logger.record
+        log(f"{prefix}/points_per_game", np.mean([g["points"] for g in games]))
+        log(f"{prefix}/points_per_hand", np.mean([g["points"] / g["hands"] for g in games]))
+        log(f"{prefix}/opponent_points_per_game", np.mean([g["opponent_points"] for g in games]))
+        log(f"{prefix}/win_rate", np.mean([g["win"] for g in games]))
+        log(f"{prefix}/pressures_per_game", np.mean([g["pressures"] for g in games]))
+
+
+class CheckpointAndEvalCallback(BaseCallback):
+    """Periodic atomic checkpoints; evaluation against the baselines; the best kept apart."""
+
+    def __init__(self, config: TrainConfig, state: dict) -> None:
+        super().__init__()
+        self.config, self.state = config, state
+        self.run_dir = config.run_dir
+
+    def _on_training_start(self) -> None:
+        hparams = {
+            k: (v if isinstance(v, int | float | str | bool) else str(v))
+            for k, v in _flatten(self.config.as_dict()).items()
+        }
+        self.logger.record(
+            "hparams",
+            HParam(hparams, {"eval/mean_relative_difference": 0.0}),
+            exclude=("stdout", "log", "json", "csv"),
+        )
+
+    def _on_step(self) -> bool:
+        steps = self.num_timesteps
+        if steps - self.state.get("last_checkpoint", 0) >= self.config.checkpoint_every:
+            self.save()
+        if steps - self.state.get("last_eval", 0) >= self.config.eval.every:
+            self.evaluate()
+        return True
+
+    def save(self) -> None:
+        atomic_save_model(self.model, self.run_dir / LATEST)
+        self.state["last_checkpoint"] = self.num_timesteps
+        self.state["num_timesteps"] = self.num_timesteps
+        atomic_write(self.run_dir / STATE, json.dumps(self.state, indent=2))
+
+    def evaluate(self) -> None:
+        self.save()
+        self.state["last_eval"] = self.num_timesteps
+        score, _ = evaluate_against_baselines(
+            self.config, self.run_dir / LATEST, self.config.eval.deals, self.logger
+        )
+        self.state.setdefault("evals", []).append({"step": self.num_timesteps, "score": score})
+        if score < self.state.get("best_score", float("inf")):
+            self.state["best_score"] = score
+            self.state["best_step"] = self.num_timesteps
+            atomic_save_model(self.model, self.run_dir / BEST)
+        self.save()
+
+
+def evaluate_against_baselines(config: TrainConfig, checkpoint: Path, deals: int, logger=None):
+    """Duplicate games of the checkpoint against each baseline; returns (score, reports).
+
+    The score is the mean over baselines of (learner's points - baseline's) / baseline's points:
+    negative is better than the baselines.
+    """
+    reports, relatives = [], []
+    for baseline in config.eval.baselines:
+        ev = EvalConfig(
+            agents=(str(checkpoint), baseline),
+            preset=config.preset,
+            num_players=config.num_players,
+            deals=deals,
+            seed=config.eval.seed,
+            workers=max(config.workers, 1),
+            options=dict(config.rules),
+        )
+        report = summarize(ev, run(ev, progress=False))
+        learner, other = report.agents
+        (pair,) = report.pairs
+        relatives.append(pair.relative)
+        reports.append(report)
+        if logger is not None:
+            logger.record(f"eval/vs_{baseline}/points_difference", pair.mean_difference)
+            logger.record(f"eval/vs_{baseline}/relative_difference", pair.relative)
+            logger.record(f"eval/vs_{baseline}/win_rate", learner.win_rate)
+            logger.record(f"eval/vs_{baseline}/learner_points", learner.mean_points)
+            logger.record(f"eval/vs_{baseline}/baseline_points", other.mean_points)
+    score = float(np.mean(relatives))
+    if logger is not None:
+        logger.record("eval/mean_relative_difference", score)
+    return score, reports
+
+
+def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict) and k != "rules" and k != "scripted":
+            out.update(_flatten(v, f"{prefix}{k}."))
+        else:
+            out[prefix + k] = v
+    return out
+
+
+# ---------------------------------------------------------------------- the run
+def train(config: TrainConfig, resume: bool = False) -> Path:
+    """Train (or resume) the run; return the path of its last checkpoint."""
+    run_dir = config.run_dir
+    if resume and not (run_dir / LATEST).is_file():
+        raise ValueError(f"no checkpoint at {run_dir / LATEST} to resume from")
+    if not resume and (run_dir / LATEST).exists():
+        raise ValueError(
+            f"run {run_dir} already has a checkpoint: resume it with --resume or pick another "
+            "run_name"
+        )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(1)
+    vec = make_vec_env(config)
+    try:
+        if resume:
+            model = load_checkpoint(run_dir / LATEST, vec)
+            state = json.loads((run_dir / STATE).read_text()) if (run_dir / STATE).exists() else {}
+            for path in state.get("snapshots", [])[-config.opponents.max_snapshots :]:
+                vec.add_snapshot(torch.load(path, weights_only=True))
+        else:
+            model = MaskablePPO(
+                "MlpPolicy",
+                vec,
+                policy_kwargs={"net_arch": list(config.net_arch)},
+                tensorboard_log=str(run_dir / "tb"),
+                seed=config.seed,
+                device="cpu",
+                verbose=0,
+                **vars(config.ppo),
+            )
+            state = {}
+        state.setdefault("snapshots", [])
+        atomic_write(run_dir / "config.json", json.dumps(config.as_dict(), indent=2))
+        callbacks = [
+            SelfPlayCallback(config.opponents.snapshot_every, run_dir, state),
+            GameStatsCallback(),
+            CheckpointAndEvalCallback(config, state),
+        ]
+        remaining = config.total_steps - model.num_timesteps
+        if remaining > 0:
+            model.learn(
+                remaining,
+                callback=callbacks,
+                reset_num_timesteps=not resume,
+                tb_log_name="ppo",
+                progress_bar=config.progress_bar,
+            )
+        callbacks[-1].save()
+    finally:
+        vec.close()
+    return run_dir / LATEST
+
+
+def final_table(config: TrainConfig, checkpoint: Path) -> str:
+    start = time.perf_counter()
+    _, reports = evaluate_against_baselines(config, checkpoint, config.eval.final_deals)
+    tables = [format_report(r) for r in reports]
+    return "\n\n".join(tables) + f"\n(evaluated in {time.perf_counter() - start:.0f} s)"

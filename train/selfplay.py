@@ -1,0 +1,367 @@
+"""Self-play vectorized environment for MaskablePPO.
+
+Each worker process holds a batch of games. In every game the learner plays one seat (and its
+partner's in a partnership game); the other seats are played by one opponent drawn from the pool
+at the start of the game: a scripted agent or a frozen snapshot of the learner. Opponents' moves
+are gathered across all games of the worker and a snapshot decides all of its pending moves in
+one batched forward pass, so self-play does not throttle training.
+
+The learner's reward for a step is its side's reward (from the AEC environment) for everything
+that happened until its next decision, so hands that end on an opponent's move count.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from agents import Table, make_agent
+from crates_env.env import raw_env
+
+
+@dataclass
+class PoolSpec:
+    """Who the learner meets: scripted agents and snapshots, with sampling weights."""
+
+    scripted: dict[str, float] = field(default_factory=lambda: {"random": 1.0})
+    snapshot_weight: float = 0.0  # total weight of the snapshots, shared equally
+    max_snapshots: int = 5
+    reward_transform: str = "none"  # "symlog": sign(r) * log1p(|r|), tames doubling pressures
+
+
+class OpponentPool:
+    """Scripted agents and frozen policy snapshots (worker side)."""
+
+    def __init__(self, spec: PoolSpec, table: Table, policy_factory, seed: int) -> None:
+        self.spec = spec
+        self.table = table
+        self.policy_factory = policy_factory
+        self.rng = np.random.default_rng(seed)
+        self.snapshots: list[Any] = []  # policies, oldest first
+
+    def add_snapshot(self, state_dict: dict) -> None:
+        policy = self.policy_factory()
+        policy.load_state_dict(state_dict)
+        policy.set_training_mode(False)
+        self.snapshots.append(policy)
+        del self.snapshots[: -self.spec.max_snapshots]
+
+    def draw(self) -> str:
+        """An opponent for a new game: a scripted name or ``"snapshot:<i>"``."""
+        names = list(self.spec.scripted)
+        weights = [self.spec.scripted[n] for n in names]
+        if self.snapshots and self.spec.snapshot_weight > 0:
+            share = self.spec.snapshot_weight / len(self.snapshots)
+            names += [f"snapshot:{i}" for i in range(len(self.snapshots))]
+            weights += [share] * len(self.snapshots)
+        p = np.asarray(weights, dtype=float)
+        return names[int(self.rng.choice(len(names), p=p / p.sum()))]
+
+    def act_batch(self, who: str, agents: list[Any], obs: np.ndarray, masks: np.ndarray):
+        """Actions for a group of pending moves by the same opponent."""
+        if who.startswith("snapshot:"):
+            policy = self.snapshots[int(who.split(":")[1])]
+            actions, _ = policy.predict(obs, action_masks=masks, deterministic=False)
+            return [int(a) for a in actions]
+        return [int(a.act(o, m)) for a, o, m in zip(agents, obs, masks, strict=True)]
+
+
+class GameBatch:
+    """A batch of games seen from the learner's seats (worker side)."""
+
+    def __init__(self, count: int, env_kwargs: dict, pool_spec: PoolSpec, policy_factory, seed):
+        self.envs = [raw_env(**env_kwargs) for _ in range(count)]
+        self.rules = self.envs[0].rules
+        self.table = Table.from_env(self.envs[0])
+        self.pool = OpponentPool(pool_spec, self.table, policy_factory, seed)
+        self.seed_seq = np.random.SeedSequence(seed)
+        self.opponent = [""] * count
+        self.scripted: list[list[Any]] = [[] for _ in range(count)]
+        self.learner: list[set[int]] = [set() for _ in range(count)]
+        self.returns = [0.0] * count
+        self.lengths = [0] * count
+        self.pending_reward = [0.0] * count
+
+    # -------------------------------------------------------------- episodes
+    def _new_game(self, i: int) -> None:
+        env = self.envs[i]
+        seed = int(self.seed_seq.spawn(1)[0].generate_state(1)[0])
+        env.reset(seed=seed)
+        n = self.rules.num_players
+        seat = seed % n
+        self.learner[i] = {seat, (seat + 2) % n} if self.rules.partnerships else {seat}
+        self.opponent[i] = self.pool.draw()
+        if not self.opponent[i].startswith("snapshot:"):
+            self.scripted[i] = [
+                make_agent(self.opponent[i], self.table, seed=seed + s) for s in range(n)
+            ]
+        self.returns[i] = 0.0
+        self.lengths[i] = 0
+        self.pending_reward[i] = 0.0
+
+    def reset(self) -> tuple[np.ndarray, np.ndarray]:
+        for i in range(len(self.envs)):
+            self._new_game(i)
+        self._advance()
+        for i in range(len(self.envs)):
+            self._deal_until_live(i)
+        return self._observe_all()
+
+    def _deal_until_live(self, i: int) -> None:
+        """A game that ended before the learner's decision (tiny schedules) holds nothing to
+        learn: deal the next one."""
+        for _ in range(1000):
+            if not self.envs[i].game.game_over:
+                return
+            self._new_game(i)
+            self._advance_one(i)
+        raise RuntimeError("1,000 games in a row ended before the learner's first decision")
+
+    def step(self, actions: Sequence[int]):
+        rewards = np.zeros(len(self.envs), dtype=np.float32)
+        for i, (env, action) in enumerate(zip(self.envs, actions, strict=True)):
+            me = self._learner_agent(i)
+            env.step(int(action))
+            self.pending_reward[i] += env.rewards[me]
+        self._advance()
+        dones = np.zeros(len(self.envs), dtype=bool)
+        infos: list[dict] = [{} for _ in self.envs]
+        symlog = self.pool.spec.reward_transform == "symlog"
+        for i, env in enumerate(self.envs):
+            reward = self.pending_reward[i]
+            rewards[i] = np.sign(reward) * np.log1p(abs(reward)) if symlog else reward
+            self.pending_reward[i] = 0.0
+            self.returns[i] += float(rewards[i])
+            self.lengths[i] += 1
+            if env.game.game_over:
+                dones[i] = True
+                infos[i] = self._final_info(i)
+                self._new_game(i)
+                self._advance_one(i)
+                self._deal_until_live(i)
+        obs, masks = self._observe_all()
+        return obs, rewards, dones, infos, masks
+
+    def _final_info(self, i: int) -> dict:
+        env = self.envs[i]
+        g = env.game
+        seat = min(self.learner[i])
+        side = self.rules.team_of(seat)
+        best = min(g.scores)
+        winners = [t for t, s in enumerate(g.scores) if s == best]
+        others = [s for t, s in enumerate(g.scores) if t != side]
+        return {
+            "terminal_observation": env.observer.encode(g, seat),
+            "TimeLimit.truncated": g.truncated,
+            "episode": {"r": self.returns[i] + 0.0, "l": self.lengths[i]},
+            "game": {
+                "opponent": self.opponent[i].split(":")[0],
+                "points": g.scores[side],
+                "opponent_points": float(np.mean(others)),
+                "hands": len(g.results),
+                "win": 1 / len(winners) if side in winners else 0.0,
+                "pressures": sum(r.pressures[side] for r in g.results),
+            },
+        }
+
+    # -------------------------------------------------------------- opponents
+    def _learner_agent(self, i: int) -> str:
+        env = self.envs[i]
+        return env.possible_agents[min(self.learner[i])]
+
+    def _advance_one(self, i: int) -> None:
+        """Single-game advance, for a game just dealt after another ended."""
+        while self._opponent_to_play(i):
+            self._play_group([i])
+
+    def _advance(self) -> None:
+        """Play every game's opponents, batched by opponent, until all wait for the learner."""
+        while True:
+            waiting = [i for i in range(len(self.envs)) if self._opponent_to_play(i)]
+            if not waiting:
+                return
+            self._play_group(waiting)
+
+    def _opponent_to_play(self, i: int) -> bool:
+        g = self.envs[i].game
+        return not g.game_over and g.to_play not in self.learner[i]
+
+    def _play_group(self, games: list[int]) -> None:
+        groups: dict[str, list[int]] = defaultdict(list)
+        for i in games:
+            groups[self.opponent[i]].append(i)
+        for who, members in groups.items():
+            obs, masks, agents = [], [], []
+            for i in members:
+                env = self.envs[i]
+                seat = env.game.to_play
+                o = env.observe(env.possible_agents[seat])
+                obs.append(o["observation"])
+                masks.append(o["action_mask"].astype(bool))
+                agents.append(self.scripted[i][seat] if self.scripted[i] else None)
+            actions = self.pool.act_batch(who, agents, np.stack(obs), np.stack(masks))
+            for i, action in zip(members, actions, strict=True):
+                env = self.envs[i]
+                env.step(action)
+                self.pending_reward[i] += env.rewards[self._learner_agent(i)]
+
+    def _observe_all(self) -> tuple[np.ndarray, np.ndarray]:
+        obs, masks = [], []
+        for env in self.envs:
+            g = env.game
+            o = env.observe(env.possible_agents[g.to_play])
+            obs.append(o["observation"])
+            masks.append(o["action_mask"].astype(bool))
+        return np.stack(obs), np.stack(masks)
+
+
+# ---------------------------------------------------------------------- the VecEnv
+def _worker(remote, count, env_kwargs, pool_spec, policy_factory, seed) -> None:
+    import torch
+
+    torch.set_num_threads(1)
+    batch = GameBatch(count, env_kwargs, pool_spec, policy_factory, seed)
+    while True:
+        command, data = remote.recv()
+        if command == "step":
+            remote.send(batch.step(data))
+        elif command == "reset":
+            remote.send(batch.reset())
+        elif command == "snapshot":
+            batch.pool.add_snapshot(data)
+            remote.send(None)
+        elif command == "close":
+            remote.close()
+            return
+
+
+class SelfPlayVecEnv(VecEnv):
+    """``num_envs`` self-play games split over ``workers`` processes (0: in this process).
+
+    ``policy_factory`` builds an untrained policy of the learner's architecture (it must be
+    picklable); snapshots are sent to every worker with :meth:`add_snapshot`.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        env_kwargs: dict,
+        pool_spec: PoolSpec,
+        policy_factory,
+        workers: int = 2,
+        seed: int = 0,
+    ) -> None:
+        probe = raw_env(**env_kwargs)
+        agent = probe.possible_agents[0]
+        obs_space = probe.observation_space(agent)["observation"]
+        super().__init__(num_envs, obs_space, probe.action_space(agent))
+        seeds = [
+            int(ss.generate_state(1)[0])
+            for ss in np.random.SeedSequence(seed).spawn(max(workers, 1))
+        ]
+        sizes = [len(c) for c in np.array_split(np.arange(num_envs), max(workers, 1))]
+        self._sizes = [s for s in sizes if s]
+        self._masks = np.ones((num_envs, self.action_space.n), dtype=bool)
+        if workers == 0:
+            self._local = GameBatch(num_envs, env_kwargs, pool_spec, policy_factory, seeds[0])
+            self._remotes = []
+            return
+        self._local = None
+        ctx = mp.get_context("spawn")
+        self._remotes, self._processes = [], []
+        for size, ss in zip(self._sizes, seeds, strict=False):
+            parent, child = ctx.Pipe()
+            args = (child, size, env_kwargs, pool_spec, policy_factory, ss)
+            proc = ctx.Process(target=_worker, args=args, daemon=True)
+            proc.start()
+            child.close()
+            self._remotes.append(parent)
+            self._processes.append(proc)
+
+    # -------------------------------------------------------------- VecEnv API
+    def reset(self) -> np.ndarray:
+        if self._local is not None:
+            obs, masks = self._local.reset()
+        else:
+            for remote in self._remotes:
+                remote.send(("reset", None))
+            parts = [remote.recv() for remote in self._remotes]
+            obs = np.concatenate([p[0] for p in parts])
+            masks = np.concatenate([p[1] for p in parts])
+        self._masks = masks
+        return obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def step_wait(self):
+        if self._local is not None:
+            obs, rewards, dones, infos, masks = self._local.step(self._actions)
+        else:
+            start = 0
+            for remote, size in zip(self._remotes, self._sizes, strict=True):
+                remote.send(("step", self._actions[start : start + size]))
+                start += size
+            parts = [remote.recv() for remote in self._remotes]
+            obs = np.concatenate([p[0] for p in parts])
+            rewards = np.concatenate([p[1] for p in parts])
+            dones = np.concatenate([p[2] for p in parts])
+            infos = [info for p in parts for info in p[3]]
+            masks = np.concatenate([p[4] for p in parts])
+        self._masks = masks
+        return obs, rewards, dones, infos
+
+    def add_snapshot(self, state_dict: dict) -> None:
+        """Freeze a copy of the learner into every worker's opponent pool."""
+        if self._local is not None:
+            self._local.pool.add_snapshot(state_dict)
+            return
+        for remote in self._remotes:
+            remote.send(("snapshot", state_dict))
+        for remote in self._remotes:
+            remote.recv()
+
+    def action_masks(self) -> np.ndarray:
+        return self._masks
+
+    def env_method(self, method_name: str, *args, indices=None, **kwargs) -> list:
+        if method_name != "action_masks":
+            raise AttributeError(f"SelfPlayVecEnv only answers action_masks, not {method_name}")
+        rows = range(self.num_envs) if indices is None else indices
+        return [self._masks[i] for i in rows]
+
+    def get_attr(self, attr_name: str, indices=None) -> list:
+        rows = range(self.num_envs) if indices is None else indices
+        if attr_name == "render_mode":
+            return [None for _ in rows]
+        if attr_name == "action_masks":  # MaskablePPO checks that the games offer masks
+            return [self.action_masks for _ in rows]
+        raise AttributeError(f"SelfPlayVecEnv has no per-game attribute {attr_name!r}")
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        raise AttributeError("SelfPlayVecEnv has no settable per-game attributes")
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        rows = range(self.num_envs) if indices is None else indices
+        return [False for _ in rows]
+
+    def close(self) -> None:
+        for remote in self._remotes:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # already gone
+                remote.send(("close", None))
+        for proc in getattr(self, "_processes", []):
+            proc.join(timeout=5)
+        self._remotes = []
+
+
+def observation_space_of(env_kwargs: dict) -> spaces.Box:
+    probe = raw_env(**env_kwargs)
+    return probe.observation_space(probe.possible_agents[0])["observation"]
