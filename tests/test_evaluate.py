@@ -72,7 +72,7 @@ def test_summary_statistics_and_outputs(tmp_path):
     report = summarize(cfg, records)
     greedy, rnd = report.agents
     assert (greedy.name, rnd.name) == ("greedy", "random")
-    assert greedy.games == rnd.games == 6 * 2 * 2  # deals x lineups x seats per lineup
+    assert greedy.games == rnd.games == 6 * 2  # deals x lineups
     assert 0 <= greedy.win_rate <= 1
     assert greedy.win_rate + rnd.win_rate == pytest.approx(1.0)
     assert set(greedy.points_by_deal_size) == {1, 2}

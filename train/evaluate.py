@@ -206,7 +206,7 @@ def _progress(total: int, enabled: bool):
 @dataclass
 class AgentSummary:
     name: str
-    games: int
+    games: int  # games the agent sat in (in one seat or more)
     mean_points: float
     ci95: float
     win_rate: float
@@ -250,7 +250,7 @@ def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:
         summaries.append(
             AgentSummary(
                 name=name,
-                games=len(seats),
+                games=sum(any(s.agent == a for s in r.seats) for r in records),
                 mean_points=float(deal_means.mean()),
                 ci95=_ci95(deal_means),
                 win_rate=float(np.mean([s.share_of_win for s in seats])),
