@@ -51,7 +51,8 @@ class SeatRecord:
 
     agent: int
     points: int  # the seat's side's final score
-    share_of_win: float  # 1 if its side alone had the best score, 1/k for a k-way tie
+    pressure_points: int  # the part of it that came from pressures
+    share_of_win: float  # 1 if its side alone won, 1/k for a k-way tie
     hand_points: dict[int, list[int]]  # deal size -> the side's points in hands of that size
     pressures: int  # pressures this seat took
     counts_drawn: int  # cards drawn ending counts
@@ -145,8 +146,7 @@ def play_game(task: tuple[int, int, tuple[int, ...]]) -> GameRecord:
 
 
 def _record(deal, index, lineup, g, rules, counts_drawn) -> GameRecord:
-    best = min(g.scores)
-    winners = [t for t, s in enumerate(g.scores) if s == best]
+    winners = g.winners()
     team_of = [rules.team_of(s) for s in range(rules.num_players)]
     pressures = [0] * rules.num_players
     for log in g.hand_logs:
@@ -162,6 +162,7 @@ def _record(deal, index, lineup, g, rules, counts_drawn) -> GameRecord:
             SeatRecord(
                 agent=agent,
                 points=g.scores[team_of[s]],
+                pressure_points=sum(r.pressure_points[team_of[s]] for r in g.results),
                 share_of_win=1 / len(winners) if team_of[s] in winners else 0.0,
                 hand_points=dict(hand_points),
                 pressures=pressures[s],
@@ -209,6 +210,8 @@ class AgentSummary:
     games: int  # games the agent sat in (in one seat or more)
     mean_points: float
     ci95: float
+    median_points: float  # pressures double, so a few games dominate the mean: see the median
+    card_points: float  # mean points per game without pressures
     win_rate: float
     pressures_per_game: float
     counts_drawn_per_game: float
@@ -226,7 +229,10 @@ class PairComparison:
     mean_difference: float  # first minus second, game points per deal (negative: first better)
     ci95: float
     relative: float  # mean difference / second's mean points
-    p_value: float
+    p_value: float  # paired t-test on the points differences
+    wilcoxon_p: float  # paired signed-rank test: robust to the heavy tail of pressures
+    win_rate_difference: float  # first's win rate minus second's, over the same deals
+    win_rate_p: float  # paired t-test on the per-deal win-share differences
 
 
 @dataclass
@@ -238,7 +244,8 @@ class Report:
 
 def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:
     names = list(config.agents)
-    per_deal = _points_per_deal(records, len(names))
+    per_deal = _per_deal(records, len(names), "points")
+    wins = _per_deal(records, len(names), "share_of_win")
     summaries = []
     for a, name in enumerate(names):
         seats = [s for r in records for s in r.seats if s.agent == a]
@@ -253,6 +260,8 @@ def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:
                 games=sum(any(s.agent == a for s in r.seats) for r in records),
                 mean_points=float(deal_means.mean()),
                 ci95=_ci95(deal_means),
+                median_points=float(np.median([s.points for s in seats])),
+                card_points=float(np.mean([s.points - s.pressure_points for s in seats])),
                 win_rate=float(np.mean([s.share_of_win for s in seats])),
                 pressures_per_game=float(np.mean([s.pressures for s in seats])),
                 counts_drawn_per_game=float(np.mean([s.counts_drawn for s in seats])),
@@ -261,20 +270,20 @@ def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:
         )
     _rate(records, summaries)
     pairs = [
-        _compare(names[i], names[j], per_deal, i, j)
+        _compare(names[i], names[j], per_deal, wins, i, j)
         for i in range(len(names))
         for j in range(i + 1, len(names))
     ]
     return Report(config=asdict(config), agents=summaries, pairs=pairs)
 
 
-def _points_per_deal(records: Sequence[GameRecord], k: int) -> dict[int, list[float]]:
-    """deal -> each agent's mean game points over all its seats in all lineups of that deal."""
+def _per_deal(records: Sequence[GameRecord], k: int, what: str) -> dict[int, list[float]]:
+    """deal -> each agent's mean ``what`` (a SeatRecord field) over its seats in that deal."""
     sums: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(k))
     seats: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(k))
     for r in records:
         for s in r.seats:
-            sums[r.deal][s.agent] += s.points
+            sums[r.deal][s.agent] += getattr(s, what)
             seats[r.deal][s.agent] += 1
     return {d: list(sums[d] / np.maximum(seats[d], 1)) for d in sums}
 
@@ -288,15 +297,14 @@ def _ci95(values: np.ndarray) -> float:
     return float(stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values)))
 
 
-def _compare(first, second, per_deal, i, j) -> PairComparison:
+def _compare(first, second, per_deal, wins, i, j) -> PairComparison:
     from scipy import stats
 
-    diffs = np.array([per_deal[d][i] - per_deal[d][j] for d in sorted(per_deal)])
-    second_mean = float(np.mean([per_deal[d][j] for d in per_deal]))
-    if len(diffs) > 1 and diffs.std() > 0:
-        p_value = float(stats.ttest_1samp(diffs, 0.0).pvalue)
-    else:
-        p_value = float("nan") if len(diffs) < 2 else (0.0 if diffs.mean() else 1.0)
+    deals = sorted(per_deal)
+    diffs = np.array([per_deal[d][i] - per_deal[d][j] for d in deals])
+    win_diffs = np.array([wins[d][i] - wins[d][j] for d in deals])
+    second_mean = float(np.mean([per_deal[d][j] for d in deals]))
+    nonzero = diffs[diffs != 0]
     return PairComparison(
         first=first,
         second=second,
@@ -304,8 +312,22 @@ def _compare(first, second, per_deal, i, j) -> PairComparison:
         mean_difference=float(diffs.mean()),
         ci95=_ci95(diffs),
         relative=float(diffs.mean() / second_mean) if second_mean else float("nan"),
-        p_value=p_value,
+        p_value=_ttest_p(diffs),
+        wilcoxon_p=float(stats.wilcoxon(nonzero).pvalue) if len(nonzero) > 1 else float("nan"),
+        win_rate_difference=float(win_diffs.mean()),
+        win_rate_p=_ttest_p(win_diffs),
     )
+
+
+def _ttest_p(diffs: np.ndarray) -> float:
+    """Two-sided p-value that the paired differences have mean zero."""
+    from scipy import stats
+
+    if len(diffs) < 2:
+        return float("nan")
+    if diffs.std() == 0:
+        return 0.0 if diffs.mean() else 1.0
+    return float(stats.ttest_1samp(diffs, 0.0).pvalue)
 
 
 def _rate(records: Sequence[GameRecord], summaries: list[AgentSummary]) -> None:
@@ -348,21 +370,27 @@ def format_report(report: Report) -> str:
     lines = [
         f"{cfg['preset']}, {cfg['num_players']} players, {cfg['deals']} deals "
         f"(duplicate, seed {cfg['seed']})",
-        f"{'agent':<28} {'games':>6} {'points/game':>18} {'win rate':>9} {'pressures':>10} "
-        f"{'counts drawn':>13} {'rating':>8}",
+        f"{'agent':<24} {'games':>6} {'points/game':>18} {'median':>8} {'no pressure':>11} "
+        f"{'win rate':>9} {'pressures':>9} {'count cards':>11} {'rating':>7}",
     ]
-    for a in sorted(report.agents, key=lambda a: a.mean_points):
+    for a in sorted(report.agents, key=lambda a: -a.win_rate):
         lines.append(
-            f"{a.name:<28} {a.games:>6} {a.mean_points:>10.1f} ± {a.ci95:>5.1f} "
-            f"{a.win_rate:>9.1%} {a.pressures_per_game:>10.2f} {a.counts_drawn_per_game:>13.2f} "
-            f"{a.rating_ordinal:>8.2f}"
+            f"{a.name[-24:]:<24} {a.games:>6} {a.mean_points:>10.1f} ± {a.ci95:>5.1f} "
+            f"{a.median_points:>8.0f} {a.card_points:>11.1f} {a.win_rate:>9.1%} "
+            f"{a.pressures_per_game:>9.2f} {a.counts_drawn_per_game:>11.2f} "
+            f"{a.rating_ordinal:>7.2f}"
         )
     lines.append("")
-    lines.append(f"{'pair (first - second)':<40} {'difference':>18} {'relative':>9} {'p':>10}")
+    lines.append(
+        f"{'pair (first - second)':<34} {'points difference':>20} {'relative':>9} {'p (t)':>8} "
+        f"{'p (rank)':>8} {'win rate diff':>13} {'p':>8}"
+    )
     for p in report.pairs:
+        pair = f"{p.first[-16:]} - {p.second[-16:]}"
         lines.append(
-            f"{p.first + ' - ' + p.second:<40} {p.mean_difference:>10.1f} ± {p.ci95:>5.1f} "
-            f"{p.relative:>9.1%} {p.p_value:>10.2g}"
+            f"{pair:<34} {p.mean_difference:>12.1f} ± {p.ci95:>5.1f} {p.relative:>9.1%} "
+            f"{p.p_value:>8.2g} {p.wilcoxon_p:>8.2g} {p.win_rate_difference:>+13.1%} "
+            f"{p.win_rate_p:>8.2g}"
         )
     return "\n".join(lines)
 
@@ -379,6 +407,8 @@ def write_outputs(report: Report, out_dir: Path, tensorboard: bool = True) -> li
             "games",
             "mean_points",
             "ci95",
+            "median_points",
+            "card_points",
             "win_rate",
             "pressures_per_game",
             "counts_drawn_per_game",
