@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from crates_env.actions import NUM_ACTIONS
+from crates_env.actions import ANNOUNCE, NUM_ACTIONS
 
 from .base import BaseAgent, Table
 
@@ -21,7 +21,10 @@ class PolicyAgent(BaseAgent):
     """Plays a MaskablePPO checkpoint: its most likely legal action (``deterministic=True``) or
     a sample from its masked distribution.
 
-    ``table`` (optional) checks that the model was trained on this table's observation size.
+    ``auto_announce`` (default) calls "one card" whenever the call is allowed, as the training
+    environment's ``one_card="auto"`` does: the call is never wrong when it is offered, so a
+    policy need not learn it. ``table`` (optional) checks that the model was trained on this
+    table's observation size.
     A missing file, a file that is not a MaskablePPO checkpoint or a model whose spaces do not fit
     raises ``ValueError`` naming the path and the problem.
     """
@@ -32,20 +35,19 @@ class PolicyAgent(BaseAgent):
         deterministic: bool = True,
         device: str = "cpu",
         table: Table | None = None,
+        auto_announce: bool = True,
+        seed: int | None = None,
     ) -> None:
         self.path = Path(path)
         self.deterministic = deterministic
         self.table = table
+        self.auto_announce = auto_announce
+        self.rng = np.random.default_rng(seed)
         self.model = _load(self.path, device)
         _check_spaces(self.model, self.path, table)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        action, _ = self.model.predict(
-            np.asarray(observation, dtype=np.float32),
-            action_masks=np.asarray(action_mask, dtype=bool),
-            deterministic=self.deterministic,
-        )
-        return int(action)
+        return int(self.act_batch(observation[None, :], action_mask[None, :])[0])
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """One action per row of ``observations`` (shape ``(batch, obs_size)``)."""
@@ -56,8 +58,27 @@ class PolicyAgent(BaseAgent):
                 f"act_batch needs observations (batch, size) and masks (batch, {NUM_ACTIONS}); "
                 f"got {obs.shape} and {masks.shape}"
             )
-        actions, _ = self.model.predict(obs, action_masks=masks, deterministic=self.deterministic)
-        return np.asarray(actions, dtype=np.int64).reshape(obs.shape[0])
+        logits = self._logits(obs)
+        logits[~masks] = -np.inf
+        if self.deterministic:
+            actions = logits.argmax(axis=1)
+        else:  # sample from the masked softmax
+            p = np.exp(logits - logits.max(axis=1, keepdims=True))
+            p /= p.sum(axis=1, keepdims=True)
+            actions = (p.cumsum(axis=1) > self.rng.random((len(p), 1))).argmax(axis=1)
+        if self.auto_announce:
+            actions = np.where(masks[:, ANNOUNCE], ANNOUNCE, actions)
+        return actions.astype(np.int64)
+
+    def _logits(self, obs: np.ndarray) -> np.ndarray:
+        """The policy's action logits, straight through its network (no SB3 predict overhead)."""
+        import torch
+
+        policy = self.model.policy
+        with torch.no_grad():
+            features = policy.extract_features(torch.as_tensor(obs), policy.pi_features_extractor)
+            latent = policy.mlp_extractor.forward_actor(features)
+            return policy.action_net(latent).numpy().astype(np.float64)
 
 
 def _load(path: Path, device: str) -> Any:

@@ -460,6 +460,28 @@ def test_policy_agent_plays_legal_actions(checkpoint):
         agents[0].act_batch(np.stack(observations), np.stack(masks)[:, :5])
 
 
+def test_policy_agent_matches_sb3_predict_and_announces_when_allowed(checkpoint):
+    """The fast forward pass picks what SB3's own predict picks; the call is automatic."""
+    from crates_env.actions import ANNOUNCE
+
+    env = raw_env(deal_schedule=[2, 1])
+    agent = PolicyAgent(checkpoint, auto_announce=False)
+    announcer = PolicyAgent(checkpoint)
+    offered = 0
+    for game in range(4):
+        env.reset(seed=game)
+        while not env.game.game_over:
+            obs = env.observe(env.agent_selection)
+            o, m = obs["observation"], obs["action_mask"].astype(bool)
+            expected, _ = agent.model.predict(o, action_masks=m, deterministic=True)
+            assert agent.act(o, m) == int(expected)
+            if m[ANNOUNCE]:
+                offered += 1
+                assert announcer.act(o, m) == ANNOUNCE
+            env.step(agent.act(o, m))
+    assert offered > 0
+
+
 def test_policy_agent_errors_name_the_path(checkpoint, tmp_path):
     missing = tmp_path / "nowhere.zip"
     with pytest.raises(ValueError, match=r"nowhere\.zip: no such checkpoint"):
