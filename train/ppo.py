@@ -160,7 +160,7 @@ class CheckpointAndEvalCallback(BaseCallback):
         }
         self.logger.record(
             "hparams",
-            HParam(hparams, {"eval/mean_relative_difference": 0.0}),
+            HParam(hparams, {"eval/mean_win_rate_margin": 0.0}),
             exclude=("stdout", "log", "json", "csv"),
         )
 
@@ -185,7 +185,7 @@ class CheckpointAndEvalCallback(BaseCallback):
             self.config, self.run_dir / LATEST, self.config.eval.deals, self.logger
         )
         self.state.setdefault("evals", []).append({"step": self.num_timesteps, "score": score})
-        if score < self.state.get("best_score", float("inf")):
+        if score > self.state.get("best_score", -float("inf")):
             self.state["best_score"] = score
             self.state["best_step"] = self.num_timesteps
             atomic_save_model(self.model, self.run_dir / BEST)
@@ -195,10 +195,11 @@ class CheckpointAndEvalCallback(BaseCallback):
 def evaluate_against_baselines(config: TrainConfig, checkpoint: Path, deals: int, logger=None):
     """Duplicate games of the checkpoint against each baseline; returns (score, reports).
 
-    The score is the mean over baselines of (learner's points - baseline's) / baseline's points:
-    negative is better than the baselines.
+    The score is the learner's mean win-rate margin over the baselines (its win rate minus the
+    baseline's, averaged): higher is better. Win rates, not points, pick the best checkpoint
+    because doubling pressures make a few games dominate mean points over a few dozen deals.
     """
-    reports, relatives = [], []
+    reports, margins = [], []
     for baseline in config.eval.baselines:
         ev = EvalConfig(
             agents=(str(checkpoint), baseline),
@@ -212,7 +213,7 @@ def evaluate_against_baselines(config: TrainConfig, checkpoint: Path, deals: int
         report = summarize(ev, run(ev, progress=False))
         learner, other = report.agents
         (pair,) = report.pairs
-        relatives.append(pair.relative)
+        margins.append(pair.win_rate_difference)
         reports.append(report)
         if logger is not None:
             logger.record(f"eval/vs_{baseline}/points_difference", pair.mean_difference)
@@ -220,9 +221,9 @@ def evaluate_against_baselines(config: TrainConfig, checkpoint: Path, deals: int
             logger.record(f"eval/vs_{baseline}/win_rate", learner.win_rate)
             logger.record(f"eval/vs_{baseline}/learner_points", learner.mean_points)
             logger.record(f"eval/vs_{baseline}/baseline_points", other.mean_points)
-    score = float(np.mean(relatives))
+    score = float(np.mean(margins))
     if logger is not None:
-        logger.record("eval/mean_relative_difference", score)
+        logger.record("eval/mean_win_rate_margin", score)
     return score, reports
 
 
