@@ -12,6 +12,7 @@ the most the learner's own updates allow. The ratio is real / ceiling.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -72,11 +73,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--config", default="configs/default.yaml")
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--snapshots", action="store_true", help="half the games vs a snapshot")
+    parser.add_argument("--set", action="append", default=[], help="config override key=value")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="torch threads (default: as training sets them)"
+    )
     args = parser.parse_args(argv)
-    torch.set_num_threads(1)
     extra = ["opponents.snapshot_weight=1.0"] if args.snapshots else []
     with tempfile.TemporaryDirectory() as runs:
-        config = load_config(args.config, [f"runs_dir={runs}", *extra])
+        config = load_config(args.config, [f"runs_dir={runs}", *extra, *args.set])
+    threads = args.threads or max(1, (os.cpu_count() or 1) - config.workers)
+    torch.set_num_threads(threads)
     vec = make_vec_env(config)
     if args.snapshots:
         policy = make_policy(vec.observation_space, vec.action_space, config.net_arch)
@@ -88,7 +94,10 @@ def main(argv: list[str] | None = None) -> None:
     space = vec.observation_space
     null = DummyVecEnv([lambda: NullEnv(space)] * config.num_envs)
     ceiling = timed_learn(null, config, args.steps)
-    print(f"training speed, {config.num_envs} games, {config.workers} workers, {args.steps} steps")
+    print(
+        f"training speed, {config.num_envs} games, {config.workers} game workers, "
+        f"{threads} torch threads, {args.steps} steps"
+    )
     print(f"  self-play environment   {real:>8,.0f} steps/s")
     print(f"  environment that does nothing {ceiling:>8,.0f} steps/s")
     print(f"  ratio                   {real / ceiling:>8.0%}")

@@ -207,7 +207,7 @@ def evaluate_against_baselines(config: TrainConfig, checkpoint: Path, deals: int
             num_players=config.num_players,
             deals=deals,
             seed=config.eval.seed,
-            workers=max(config.workers, 1),
+            workers=max(1, os.cpu_count() or 1),
             options=dict(config.rules),
         )
         report = summarize(ev, run(ev, progress=False))
@@ -249,7 +249,8 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
             "run_name"
         )
     run_dir.mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(1)
+    # The cores the game workers leave free go to torch (PPO updates dominate the time).
+    torch.set_num_threads(max(1, (os.cpu_count() or 1) - config.workers))
     vec = make_vec_env(config)
     try:
         if resume:
