@@ -375,7 +375,7 @@ def format_report(report: Report) -> str:
     ]
     for a in sorted(report.agents, key=lambda a: -a.win_rate):
         lines.append(
-            f"{a.name[-24:]:<24} {a.games:>6} {a.mean_points:>10.1f} ± {a.ci95:>5.1f} "
+            f"{_short(a.name):<24} {a.games:>6} {a.mean_points:>10.1f} ± {a.ci95:>5.1f} "
             f"{a.median_points:>8.0f} {a.card_points:>11.1f} {a.win_rate:>9.1%} "
             f"{a.pressures_per_game:>9.2f} {a.counts_drawn_per_game:>11.2f} "
             f"{a.rating_ordinal:>7.2f}"
@@ -386,13 +386,21 @@ def format_report(report: Report) -> str:
         f"{'p (rank)':>8} {'win rate diff':>13} {'p':>8}"
     )
     for p in report.pairs:
-        pair = f"{p.first[-16:]} - {p.second[-16:]}"
+        pair = f"{_short(p.first, 16)} - {_short(p.second, 16)}"
         lines.append(
             f"{pair:<34} {p.mean_difference:>12.1f} ± {p.ci95:>5.1f} {p.relative:>9.1%} "
             f"{p.p_value:>8.2g} {p.wilcoxon_p:>8.2g} {p.win_rate_difference:>+13.1%} "
             f"{p.win_rate_p:>8.2g}"
         )
     return "\n".join(lines)
+
+
+def _short(name: str, width: int = 24) -> str:
+    """An agent's name for a table column: a checkpoint shows as ``run/file.zip``."""
+    path = Path(name)
+    if path.suffix == ".zip":
+        name = f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+    return name if len(name) <= width else "…" + name[-(width - 1) :]
 
 
 def write_outputs(report: Report, out_dir: Path, tensorboard: bool = True) -> list[Path]:
