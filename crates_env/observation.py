@@ -76,10 +76,6 @@ class Observer:
         """Name -> (start, stop) of each slice of the vector."""
         return {name: (s.start, s.stop) for name, s in self._slices.items()}
 
-    def describe(self) -> list[tuple[str, int, int, str]]:
-        """(name, start, stop, meaning) for every slice, for documentation."""
-        return [(name, *self.layout()[name], text) for name, _, text in SLICES]
-
     def encode(self, g: Game, seat: int) -> np.ndarray:
         """The observation of ``seat`` now.
 

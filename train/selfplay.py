@@ -24,6 +24,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from agents import Table, make_agent
+from crates_env.actions import NUM_ACTIONS
 from crates_env.env import raw_env
 
 
@@ -122,7 +123,7 @@ class GameBatch:
             if not self.envs[i].game.game_over:
                 return
             self._new_game(i)
-            self._advance_one(i)
+            self._advance([i])
         raise RuntimeError("1,000 games in a row ended before the learner's first decision")
 
     def step(self, actions: Sequence[int]):
@@ -144,8 +145,6 @@ class GameBatch:
             if env.game.game_over:
                 dones[i] = True
                 infos[i] = self._final_info(i)
-                self._new_game(i)
-                self._advance_one(i)
                 self._deal_until_live(i)
         obs, masks = self._observe_all()
         return obs, rewards, dones, infos, masks
@@ -155,8 +154,7 @@ class GameBatch:
         g = env.game
         seat = min(self.learner[i])
         side = self.rules.team_of(seat)
-        best = min(g.scores)
-        winners = [t for t, s in enumerate(g.scores) if s == best]
+        winners = g.winners()  # the preset's own rule: lowest, highest or last left
         others = [s for t, s in enumerate(g.scores) if t != side]
         return {
             "terminal_observation": env.observer.encode(g, seat),
@@ -177,15 +175,12 @@ class GameBatch:
         env = self.envs[i]
         return env.possible_agents[min(self.learner[i])]
 
-    def _advance_one(self, i: int) -> None:
-        """Single-game advance, for a game just dealt after another ended."""
-        while self._opponent_to_play(i):
-            self._play_group([i])
-
-    def _advance(self) -> None:
-        """Play every game's opponents, batched by opponent, until all wait for the learner."""
+    def _advance(self, games: Sequence[int] | None = None) -> None:
+        """Play the opponents of ``games`` (default: all), batched by opponent, until every one
+        of those games waits for the learner or is over."""
+        games = range(len(self.envs)) if games is None else games
         while True:
-            waiting = [i for i in range(len(self.envs)) if self._opponent_to_play(i)]
+            waiting = [i for i in games if self._opponent_to_play(i)]
             if not waiting:
                 return
             self._play_group(waiting)
@@ -259,10 +254,7 @@ class SelfPlayVecEnv(VecEnv):
         workers: int = 2,
         seed: int = 0,
     ) -> None:
-        probe = raw_env(**env_kwargs)
-        agent = probe.possible_agents[0]
-        obs_space = probe.observation_space(agent)["observation"]
-        super().__init__(num_envs, obs_space, probe.action_space(agent))
+        super().__init__(num_envs, observation_space_of(env_kwargs), spaces.Discrete(NUM_ACTIONS))
         seeds = [
             int(ss.generate_state(1)[0])
             for ss in np.random.SeedSequence(seed).spawn(max(workers, 1))
