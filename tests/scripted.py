@@ -31,6 +31,27 @@ def new_game(preset="crates", n=4, schedule=(8,), dealer=0, **options) -> Game:
     return Game(preset, n, seed=0, dealer=dealer, deal_schedule=list(schedule), **options)
 
 
+def tiny_maskable_ppo(steps: int):
+    """A MaskablePPO on short games (2- and 1-card hands) after ``steps`` of learning, torch on
+    one thread for the test's duration."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from crates_env.wrappers import CratesGymEnv
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        env = CratesGymEnv(deal_schedule=[2, 1])
+        model = MaskablePPO(
+            "MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu"
+        )
+        model.learn(steps)
+    finally:
+        torch.set_num_threads(threads)
+    return model, env
+
+
 def act(g: Game, *names: str) -> None:
     """Apply actions by name, checking each is legal first."""
     for name in names:

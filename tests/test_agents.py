@@ -29,7 +29,7 @@ from crates_env.env import raw_env
 from crates_env.rules import PRESETS, make_ruleset
 from crates_env.wrappers import CratesGymEnv
 
-from .scripted import deal_order
+from .scripted import deal_order, tiny_maskable_ppo
 
 # --- helpers -------------------------------------------------------------------------------------
 
@@ -415,22 +415,10 @@ def test_make_agent_by_name_and_its_errors(tmp_path):
 
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory):
-    torch = pytest.importorskip("torch")
-    from sb3_contrib import MaskablePPO
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        env = CratesGymEnv(deal_schedule=[2, 1])
-        model = MaskablePPO(
-            "MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu"
-        )
-        model.learn(64)
-        path = tmp_path_factory.mktemp("policy") / "tiny.zip"
-        model.save(path)
-        yield path
-    finally:
-        torch.set_num_threads(threads)
+    model, _ = tiny_maskable_ppo(64)
+    path = tmp_path_factory.mktemp("policy") / "tiny.zip"
+    model.save(path)
+    return path
 
 
 def test_policy_agent_plays_legal_actions(checkpoint):

@@ -31,7 +31,7 @@ from crates_env.rules import PLAYER_COUNTS, PRESETS
 from crates_env.scoring import score_hand
 from crates_env.wrappers import CratesGymEnv, UniformRandom
 
-from .scripted import deal_order
+from .scripted import deal_order, tiny_maskable_ppo
 
 ALL_CONFIGS = [(preset, n) for preset in PRESETS for n in PLAYER_COUNTS[preset]]
 AGENTS4 = ["player_0", "player_1", "player_2", "player_3"]
@@ -1129,26 +1129,13 @@ def test_wrapper_win_mode_terminal_reward():
 
 
 def test_maskable_ppo_learns_briefly_and_predicts_a_legal_action():
-    torch = pytest.importorskip("torch")
-    from sb3_contrib import MaskablePPO
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        env = CratesGymEnv(deal_schedule=[2, 1])
-        model = MaskablePPO(
-            "MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu"
-        )
-        model.learn(128)
-        assert model.num_timesteps >= 128
-        rng_seed = 0
-        obs, _ = env.reset(seed=rng_seed)
-        for _ in range(20):
-            mask = env.action_masks()
-            action, _ = model.predict(obs, action_masks=mask, deterministic=True)
-            assert mask[int(action)]
-            obs, _, term, trunc, _ = env.step(int(action))
-            if term or trunc:
-                obs, _ = env.reset()
-    finally:
-        torch.set_num_threads(threads)
+    model, env = tiny_maskable_ppo(128)
+    assert model.num_timesteps >= 128
+    obs, _ = env.reset(seed=0)
+    for _ in range(20):
+        mask = env.action_masks()
+        action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        assert mask[int(action)]
+        obs, _, term, trunc, _ = env.step(int(action))
+        if term or trunc:
+            obs, _ = env.reset()
