@@ -1,8 +1,8 @@
-"""The ``crates`` command line: ``crates train``, ``crates eval`` and ``crates play``.
+"""The ``crates`` command line: ``crates train``, ``eval``, ``play`` and ``curves``.
 
 Examples: ``crates train --config configs/default.yaml``,
 ``crates eval --agents heuristic greedy random --deals 2000``,
-``crates play --seat 0 --opponents heuristic``.
+``crates play --seat 0 --opponents heuristic``, ``crates curves runs/default``.
 """
 
 from __future__ import annotations
@@ -90,6 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="one agent for every other seat, or one per other seat in seat order",
     )
     add_table_arguments(pl)
+
+    cu = sub.add_parser("curves", help="plot a training run's curves from its TensorBoard logs")
+    cu.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="run folder (e.g. runs/default)")
+    cu.add_argument(
+        "--out", type=Path, default=None, help="PNG to write (default: RUN_DIR/curves.png)"
+    )
     return parser
 
 
@@ -101,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_eval(args)
         if args.command == "train":
             return run_train(args)
+        if args.command == "curves":
+            return run_curves(args)
         return run_play(args)
     except ValueError as exc:  # bad input: one clear line, nothing played
         parser.exit(2, f"crates {args.command}: error: {exc}\n")
@@ -153,6 +161,14 @@ def run_play(args: argparse.Namespace) -> int:
         options=parse_rules(args.rule),
         seed=args.seed,
     )
+    return 0
+
+
+def run_curves(args: argparse.Namespace) -> int:
+    from train.curves import plot_run
+
+    path = plot_run(args.run_dir, args.out or args.run_dir / "curves.png")
+    print(f"wrote {path}")
     return 0
 
 
