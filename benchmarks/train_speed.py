@@ -12,7 +12,6 @@ the most the learner's own updates allow. The ratio is real / ceiling.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -26,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from crates_env.actions import NUM_ACTIONS
 from train.config import load_config
-from train.ppo import make_policy, make_vec_env
+from train.ppo import make_policy, make_vec_env, usable_cores
 
 
 class NullEnv(gym.Env):
@@ -81,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
     extra = ["opponents.snapshot_weight=1.0"] if args.snapshots else []
     with tempfile.TemporaryDirectory() as runs:
         config = load_config(args.config, [f"runs_dir={runs}", *extra, *args.set])
-    threads = args.threads or max(1, (os.cpu_count() or 1) - config.workers)
+    threads = args.threads or max(1, usable_cores() - config.workers)
     torch.set_num_threads(threads)
     vec = make_vec_env(config)
     if args.snapshots:

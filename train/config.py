@@ -49,6 +49,17 @@ class EvalConfigSection:
 
 
 @dataclass
+class WarmStartConfig:
+    """Clone a scripted teacher into the policy before PPO starts (train/imitation.py)."""
+
+    teacher: str = ""  # a scripted agent's name; "" starts PPO from a random policy
+    games: int = 400  # teacher games to learn from
+    epochs: int = 10
+    batch_size: int = 1024
+    learning_rate: float = 1e-3
+
+
+@dataclass
 class TrainConfig:
     run_name: str = "default"
     runs_dir: str = "runs"
@@ -73,6 +84,7 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     opponents: OpponentConfig = field(default_factory=OpponentConfig)
     eval: EvalConfigSection = field(default_factory=EvalConfigSection)
+    warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
 
     @property
     def run_dir(self) -> Path:
@@ -175,6 +187,9 @@ def _check_values(c: TrainConfig) -> None:
         "opponents.max_snapshots": c.opponents.max_snapshots,
         "eval.every": c.eval.every,
         "eval.deals": c.eval.deals,
+        "warm_start.games": c.warm_start.games,
+        "warm_start.epochs": c.warm_start.epochs,
+        "warm_start.batch_size": c.warm_start.batch_size,
     }
     for key, value in positive.items():
         if value < 1:
@@ -192,6 +207,11 @@ def _check_values(c: TrainConfig) -> None:
             raise ValueError(f"opponents.scripted.{name} must be a weight >= 0, not {weight!r}")
     if not c.opponents.scripted and c.opponents.snapshot_weight <= 0:
         raise ValueError("the opponent pool is empty: give opponents.scripted or snapshot_weight")
+    if c.warm_start.teacher and c.warm_start.teacher not in AGENT_NAMES:
+        raise ValueError(
+            f"warm_start.teacher names {c.warm_start.teacher!r}; valid: "
+            f"{', '.join(AGENT_NAMES)}, or \"\" for no warm start"
+        )
     for name in c.eval.baselines:
         if name not in AGENT_NAMES:
             raise ValueError(f"eval.baselines names {name!r}; valid: {', '.join(AGENT_NAMES)}")

@@ -3,8 +3,8 @@
 1. Read and validate the config (``configs/*.yaml`` plus ``--set key=value`` overrides).
 2. Build the self-play vectorized environment: games split over worker processes, each game
    against an opponent drawn from the pool (scripted agents and frozen snapshots).
-3. Create MaskablePPO, or load the run's last checkpoint with ``--resume`` (weights, optimizer,
-   step count, snapshots).
+3. Create MaskablePPO (optionally warm-started by cloning a scripted teacher), or load the
+   run's last checkpoint with ``--resume`` (weights, optimizer, step count, snapshots).
 4. Learn, with callbacks that take snapshots, write checkpoints atomically, evaluate against the
    baselines on fixed duplicate deals and log game statistics to TensorBoard.
 5. Print a final table against the baselines.
@@ -32,12 +32,19 @@ from stable_baselines3.common.logger import HParam
 from crates_env.actions import NUM_ACTIONS
 from train.config import TrainConfig
 from train.evaluate import EvalConfig, format_report, run, summarize
+from train.imitation import clone, collect
 from train.selfplay import PoolSpec, SelfPlayVecEnv, observation_space_of
 
 LATEST, BEST, STATE = "latest.zip", "best.zip", "state.json"
 
 
 # ---------------------------------------------------------------------- building blocks
+def usable_cores() -> int:
+    """The cores this process may run on (``taskset`` or a container can give fewer than the
+    machine has)."""
+    return len(os.sched_getaffinity(0))
+
+
 def make_policy(observation_space, action_space, net_arch: list[int]) -> MaskableActorCriticPolicy:
     """An untrained policy of the learner's architecture (workers load snapshots into it)."""
     return MaskableActorCriticPolicy(
@@ -207,7 +214,7 @@ def evaluate_against_baselines(config: TrainConfig, checkpoint: Path, deals: int
             num_players=config.num_players,
             deals=deals,
             seed=config.eval.seed,
-            workers=max(1, os.cpu_count() or 1),
+            workers=usable_cores(),
             options=dict(config.rules),
         )
         report = summarize(ev, run(ev, progress=False))
@@ -250,7 +257,7 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
         )
     run_dir.mkdir(parents=True, exist_ok=True)
     # The cores the game workers leave free go to torch (PPO updates dominate the time).
-    torch.set_num_threads(max(1, (os.cpu_count() or 1) - config.workers))
+    torch.set_num_threads(max(1, usable_cores() - config.workers))
     vec = make_vec_env(config)
     try:
         if resume:
@@ -270,6 +277,8 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
                 **vars(config.ppo),
             )
             state = {}
+            if config.warm_start.teacher:
+                state["warm_start"] = warm_start(model, config)
         state.setdefault("snapshots", [])
         atomic_write(run_dir / "config.json", json.dumps(config.as_dict(), indent=2))
         callbacks = [
@@ -290,6 +299,29 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
     finally:
         vec.close()
     return run_dir / LATEST
+
+
+def warm_start(model: MaskablePPO, config: TrainConfig) -> dict:
+    """Clone the configured teacher into the fresh model; the numbers go to state.json."""
+    ws = config.warm_start
+    start = time.perf_counter()
+    demos = collect(
+        config.env_kwargs(),
+        ws.teacher,
+        ws.games,
+        config.ppo.gamma,
+        reward_transform=config.reward_transform,
+        num_envs=config.num_envs,
+        seed=config.seed,
+    )
+    stats = clone(model.policy, demos, ws.epochs, ws.batch_size, ws.learning_rate, config.seed)
+    report = {"teacher": ws.teacher, **vars(stats), "seconds": time.perf_counter() - start}
+    print(
+        f"warm start: cloned {ws.teacher} from {stats.games} games ({stats.samples} decisions): "
+        f"{stats.accuracy:.1%} of its choices, value loss {stats.value_loss:.3f}, "
+        f"{report['seconds']:.0f} s"
+    )
+    return report
 
 
 def final_table(config: TrainConfig, checkpoint: Path) -> str:

@@ -1,0 +1,152 @@
+"""Warm start: clone a scripted teacher into the policy before PPO takes over.
+
+PPO from scratch needs millions of steps to find what a card player knows (keep a wild, answer
+a count, hit the player about to go out). Cloning the teacher first starts self-play at the
+teacher's strength, and PPO then looks for what the teacher gets wrong.
+
+The demonstrations are gathered through the very environment PPO trains on
+(:class:`SelfPlayVecEnv`), with the teacher in the learner's seats, so observations, masks and
+rewards mean exactly what they will mean in training. The actor learns the teacher's moves
+(cross-entropy over the legal actions); the critic learns the discounted return that followed,
+so PPO's first advantages are not noise that would undo the cloning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+from agents import Table, make_agent
+from crates_env.env import raw_env
+from train.selfplay import PoolSpec, SelfPlayVecEnv
+
+
+@dataclass
+class Demonstrations:
+    """The teacher's decisions: what it saw, could do, did, and the return that followed."""
+
+    observations: np.ndarray  # (n, obs_size) float32
+    masks: np.ndarray  # (n, num_actions) bool
+    actions: np.ndarray  # (n,) int64
+    returns: np.ndarray  # (n,) float32, discounted, in training reward units
+    points: np.ndarray  # (games,) the teacher's side's points in each game
+
+    @property
+    def games(self) -> int:
+        return len(self.points)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+def collect(
+    env_kwargs: dict,
+    teacher: str,
+    games: int,
+    gamma: float,
+    reward_transform: str = "none",
+    num_envs: int = 16,
+    seed: int = 0,
+) -> Demonstrations:
+    """Play at least ``games`` whole games of ``teacher`` against itself, seen from the
+    learner's seats of a :class:`SelfPlayVecEnv` (rewards transformed as in training).
+
+    Games still running when the count is reached are dropped: their returns are unknown.
+    """
+    pool = PoolSpec(scripted={teacher: 1.0}, reward_transform=reward_transform)
+    vec = SelfPlayVecEnv(num_envs, env_kwargs, pool, policy_factory=None, workers=0, seed=seed)
+    table = Table.from_env(raw_env(**env_kwargs))
+    teachers = [make_agent(teacher, table, seed=seed + i) for i in range(num_envs)]
+    running: list[list[tuple]] = [[] for _ in range(num_envs)]
+    finished: list[tuple] = []
+    points: list[float] = []
+    obs = vec.reset()
+    while len(points) < games:
+        masks = vec.action_masks()
+        actions = np.array([t.act(o, m) for t, o, m in zip(teachers, obs, masks, strict=True)])
+        next_obs, rewards, dones, infos = vec.step(actions)
+        for i in range(num_envs):
+            running[i].append((obs[i], masks[i], actions[i], float(rewards[i])))
+            if dones[i]:
+                finished.extend(_with_returns(running[i], gamma))
+                running[i] = []
+                points.append(infos[i]["game"]["points"])
+        obs = next_obs
+    vec.close()
+    o, m, a, g = zip(*finished, strict=True)
+    return Demonstrations(
+        np.stack(o).astype(np.float32),
+        np.stack(m).astype(bool),
+        np.asarray(a, dtype=np.int64),
+        np.asarray(g, dtype=np.float32),
+        np.asarray(points, dtype=float),
+    )
+
+
+def _with_returns(steps: list[tuple], gamma: float) -> list[tuple]:
+    """(obs, mask, action, return) for one game, the return discounted from each step on."""
+    out, ret = [], 0.0
+    for obs, mask, action, reward in reversed(steps):
+        ret = reward + gamma * ret
+        out.append((obs, mask, action, ret))
+    return out[::-1]
+
+
+@dataclass
+class CloneStats:
+    samples: int
+    games: int
+    teacher_points: float  # the teacher's mean points per game, for comparison with PPO's
+    accuracy: float  # teacher's move ranked first, over decisions with a choice
+    value_loss: float  # last epoch's mean squared error of the critic
+
+
+def clone(
+    policy: MaskableActorCriticPolicy,
+    demos: Demonstrations,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    seed: int = 0,
+) -> CloneStats:
+    """Fit the actor to the teacher's moves and the critic to the returns, in place."""
+    x = torch.as_tensor(demos.observations)
+    legal = torch.as_tensor(demos.masks)
+    y = torch.as_tensor(demos.actions)
+    target = torch.as_tensor(demos.returns)
+    choice = legal.sum(1) > 1  # forced moves teach nothing and would inflate the accuracy
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    generator = torch.Generator().manual_seed(seed)
+    policy.set_training_mode(True)
+    for _ in range(epochs):
+        order = torch.randperm(len(y), generator=generator)
+        hits, value_sse = 0, 0.0
+        for start in range(0, len(y), batch_size):
+            idx = order[start : start + batch_size]
+            logits, values = _heads(policy, x[idx])
+            logits = logits.masked_fill(~legal[idx], -1e9)
+            policy_loss = torch.nn.functional.cross_entropy(logits, y[idx])
+            value_loss = torch.nn.functional.mse_loss(values, target[idx])
+            optimizer.zero_grad()
+            (policy_loss + value_loss).backward()
+            optimizer.step()
+            hits += int(((logits.argmax(1) == y[idx]) & choice[idx]).sum())
+            value_sse += value_loss.item() * len(idx)
+    policy.set_training_mode(False)
+    return CloneStats(
+        samples=len(y),
+        games=demos.games,
+        teacher_points=float(demos.points.mean()),
+        accuracy=hits / max(1, int(choice.sum())),
+        value_loss=value_sse / len(y),
+    )
+
+
+def _heads(policy: MaskableActorCriticPolicy, obs: torch.Tensor):
+    """Action logits and state values, through the same layers PPO uses."""
+    features = policy.extract_features(obs)
+    latent_pi, latent_vf = policy.mlp_extractor(features)
+    return policy.action_net(latent_pi), policy.value_net(latent_vf).squeeze(-1)
