@@ -12,7 +12,7 @@ from agents import HeuristicAgent, Table
 from crates_env.env import raw_env
 from train.config import load_config
 from train.imitation import _heads, _with_returns, clone, collect
-from train.ppo import STATE, make_policy, train
+from train.ppo import BEST, STATE, make_policy, train
 from train.selfplay import observation_space_of
 
 from .test_train import tiny
@@ -63,11 +63,14 @@ def test_clone_learns_the_teachers_moves_and_the_returns():
 
 
 def test_train_warm_starts_once_and_resume_keeps_it(tmp_path):
-    config = tiny(tmp_path, "warm_start.teacher=heuristic", "warm_start.games=4")
+    clone_it = ["warm_start.teacher=heuristic", "warm_start.games=4", "eval.deals=2"]
+    config = tiny(tmp_path, *clone_it, "eval.baselines=[random]")
     train(config)
     state = json.loads((config.run_dir / STATE).read_text())
     warm = state["warm_start"]
     assert warm["teacher"] == "heuristic" and warm["games"] >= 4 and warm["samples"] > 0
+    assert state["evals"][0]["step"] == 0  # the clone itself is evaluated before PPO moves it
+    assert (config.run_dir / BEST).is_file()
     train(tiny(tmp_path, "warm_start.teacher=heuristic", "total_steps=128"), resume=True)
     assert json.loads((config.run_dir / STATE).read_text())["warm_start"] == warm
 

@@ -170,6 +170,10 @@ class CheckpointAndEvalCallback(BaseCallback):
             HParam(hparams, {"eval/mean_win_rate_margin": 0.0}),
             exclude=("stdout", "log", "json", "csv"),
         )
+        if "warm_start" in self.state and not self.state.get("evals"):
+            # The curves start from the clone's strength, and best.zip with it.
+            self.evaluate()
+            self.logger.dump(self.num_timesteps)
 
     def _on_step(self) -> bool:
         steps = self.num_timesteps
