@@ -113,8 +113,10 @@ def _check_spaces(model: Any, path: Path, table: Table | None) -> None:
             f"{path}: the model chooses among {act_space}, but Crates has "
             f"Discrete({NUM_ACTIONS}) actions"
         )
-    if table is not None and obs_space.shape[0] != table.obs_size:
+    # A privileged-critic model's actor reads only the public part at the front.
+    observed = getattr(model.policy, "public_size", obs_space.shape[0])
+    if table is not None and observed != table.obs_size:
         raise ValueError(
-            f"{path}: the model observes {obs_space.shape[0]} values, but this table "
+            f"{path}: the model observes {observed} values, but this table "
             f"({table.preset}, {table.num_players} players) gives {table.obs_size}"
         )

@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(threads)
     vec = make_vec_env(config)
     if args.snapshots:
-        policy = make_policy(vec.observation_space, vec.action_space, config.net_arch)
+        policy = make_policy(vec.observation_space, vec.action_space, config)
         vec.add_snapshot(policy.state_dict())
     real = timed_learn(vec, config, args.steps)
     vec.close()

@@ -46,6 +46,7 @@ SLICES: tuple[tuple[str, str, str], ...] = (
     ("deal_size", "1", "cards dealt each in this hand ÷ 8"),
 )
 CLIP = 10.0  # scaled features are clipped to [-CLIP, CLIP]
+STOCK_SEEN = 4  # the hidden-state vector shows this many cards off the top of the stock
 
 
 class Observer:
@@ -71,6 +72,29 @@ class Observer:
         self._game_cache: dict[tuple, list[tuple[int, float]]] = {}
         self._at = {name: s.start for name, s in self._slices.items()}
         self._zeros = [0.0] * self.size
+
+    @property
+    def hidden_size(self) -> int:
+        return (self.rules.num_players + STOCK_SEEN) * NUM_KINDS
+
+    def encode_hidden(self, g: Game, seat: int) -> np.ndarray:
+        """What ``seat`` cannot see: the other hands (copies of each kind, by relative slot 1 to
+        n-1), the stock's make-up and its next ``STOCK_SEEN`` cards in drawing order.
+
+        For a critic that is only used in training (an asymmetric actor-critic): knowing the
+        cards makes its value estimates far less noisy. A policy must never read it.
+        """
+        v = np.zeros(self.hidden_size, dtype=np.float32)
+        kinds = g.deck.kinds
+        for i, s in enumerate(self._from_seat[seat][1:]):
+            for k in g.deck.kinds_in(g.hands[s]):
+                v[i * NUM_KINDS + k] += 1
+        stock = (self.rules.num_players - 1) * NUM_KINDS
+        for card in g.stock:
+            v[stock + kinds[card]] += 1
+        for depth, card in enumerate(reversed(g.stock[-STOCK_SEEN:])):  # the top is last
+            v[stock + (depth + 1) * NUM_KINDS + kinds[card]] = 1
+        return v
 
     def layout(self) -> dict[str, tuple[int, int]]:
         """Name -> (start, stop) of each slice of the vector."""

@@ -7,12 +7,13 @@ import json
 import numpy as np
 import pytest
 import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from agents import HeuristicAgent, Table
 from crates_env.env import raw_env
 from train.config import load_config
 from train.imitation import _heads, _with_returns, clone, collect
-from train.ppo import BEST, STATE, make_policy, train
+from train.ppo import BEST, STATE, train
 from train.selfplay import observation_space_of
 
 from .test_train import tiny
@@ -51,7 +52,9 @@ def test_collect_records_the_teachers_legal_moves_and_each_games_points():
 
 def test_clone_learns_the_teachers_moves_and_the_returns():
     demos = collect(SHORT, "heuristic", 40, 0.99, reward_transform="symlog", num_envs=4, seed=1)
-    policy = make_policy(observation_space_of(SHORT), _action_space(), [64, 64])
+    policy = MaskableActorCriticPolicy(
+        observation_space_of(SHORT), _action_space(), lambda _: 0.0, net_arch=[64, 64]
+    )
     before = _agreement(policy, demos)
     stats = clone(policy, demos, epochs=15, batch_size=256, learning_rate=1e-3, seed=0)
     after = _agreement(policy, demos)

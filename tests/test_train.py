@@ -102,7 +102,7 @@ def test_snapshot_opponents_decide_in_batches(monkeypatch):
     vec = make_vec_env(config)
     from train.ppo import make_policy
 
-    policy = make_policy(vec.observation_space, vec.action_space, [32])
+    policy = make_policy(vec.observation_space, vec.action_space, config)
     vec.add_snapshot(policy.state_dict())
     vec.reset()
     for _ in range(5):

@@ -73,6 +73,9 @@ class TrainConfig:
     reward_transform: str = "symlog"
     one_card: str = "action"
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    # The critic also reads the hidden cards (other hands, the stock): an asymmetric
+    # actor-critic. The policy still plays from the public observation only.
+    privileged_critic: bool = False
     num_envs: int = 16
     # Game worker processes (0: games run in the training process). The cores left over go to
     # torch. On the 2-core machine, 0 workers + 2 torch threads trained fastest (README).
@@ -210,7 +213,7 @@ def _check_values(c: TrainConfig) -> None:
     if c.warm_start.teacher and c.warm_start.teacher not in AGENT_NAMES:
         raise ValueError(
             f"warm_start.teacher names {c.warm_start.teacher!r}; valid: "
-            f"{', '.join(AGENT_NAMES)}, or \"\" for no warm start"
+            f'{", ".join(AGENT_NAMES)}, or "" for no warm start'
         )
     for name in c.eval.baselines:
         if name not in AGENT_NAMES:

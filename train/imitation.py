@@ -50,15 +50,18 @@ def collect(
     reward_transform: str = "none",
     num_envs: int = 16,
     seed: int = 0,
+    privileged: bool = False,
 ) -> Demonstrations:
     """Play at least ``games`` whole games of ``teacher`` against itself, seen from the
-    learner's seats of a :class:`SelfPlayVecEnv` (rewards transformed as in training).
+    learner's seats of a :class:`SelfPlayVecEnv` (rewards transformed, and the hidden state
+    appended if ``privileged``, as in training). The teacher reads the public part.
 
     Games still running when the count is reached are dropped: their returns are unknown.
     """
     pool = PoolSpec(scripted={teacher: 1.0}, reward_transform=reward_transform)
-    vec = SelfPlayVecEnv(num_envs, env_kwargs, pool, policy_factory=None, workers=0, seed=seed)
+    vec = SelfPlayVecEnv(num_envs, env_kwargs, pool, None, 0, seed, privileged)
     table = Table.from_env(raw_env(**env_kwargs))
+    public = table.obs_size
     teachers = [make_agent(teacher, table, seed=seed + i) for i in range(num_envs)]
     running: list[list[tuple]] = [[] for _ in range(num_envs)]
     finished: list[tuple] = []
@@ -66,7 +69,9 @@ def collect(
     obs = vec.reset()
     while len(points) < games:
         masks = vec.action_masks()
-        actions = np.array([t.act(o, m) for t, o, m in zip(teachers, obs, masks, strict=True)])
+        actions = np.array(
+            [t.act(o[:public], m) for t, o, m in zip(teachers, obs, masks, strict=True)]
+        )
         next_obs, rewards, dones, infos = vec.step(actions)
         for i in range(num_envs):
             running[i].append((obs[i], masks[i], actions[i], float(rewards[i])))

@@ -29,6 +29,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam
 
+from agents.networks import PrivilegedCriticPolicy
 from crates_env.actions import NUM_ACTIONS
 from train.config import TrainConfig
 from train.evaluate import EvalConfig, format_report, run, summarize
@@ -45,19 +46,25 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
-def make_policy(observation_space, action_space, net_arch: list[int]) -> MaskableActorCriticPolicy:
+def policy_spec(config: TrainConfig) -> tuple[type[MaskableActorCriticPolicy], dict[str, Any]]:
+    """The learner's policy class and keyword arguments."""
+    kwargs: dict[str, Any] = {"net_arch": list(config.net_arch)}
+    if not config.privileged_critic:
+        return MaskableActorCriticPolicy, kwargs
+    public_size = observation_space_of(config.env_kwargs()).shape[0]
+    return PrivilegedCriticPolicy, {**kwargs, "public_size": public_size}
+
+
+def make_policy(observation_space, action_space, config: TrainConfig) -> MaskableActorCriticPolicy:
     """An untrained policy of the learner's architecture (workers load snapshots into it)."""
-    return MaskableActorCriticPolicy(
-        observation_space, action_space, lambda _: 0.0, net_arch=list(net_arch)
-    )
+    cls, kwargs = policy_spec(config)
+    return cls(observation_space, action_space, lambda _: 0.0, **kwargs)
 
 
 def make_vec_env(config: TrainConfig) -> SelfPlayVecEnv:
     env_kwargs = config.env_kwargs()
-    obs_space = observation_space_of(env_kwargs)
-    factory = functools.partial(
-        make_policy, obs_space, spaces.Discrete(NUM_ACTIONS), config.net_arch
-    )
+    obs_space = observation_space_of(env_kwargs, config.privileged_critic)
+    factory = functools.partial(make_policy, obs_space, spaces.Discrete(NUM_ACTIONS), config)
     pool = PoolSpec(
         scripted=dict(config.opponents.scripted),
         snapshot_weight=config.opponents.snapshot_weight,
@@ -65,7 +72,13 @@ def make_vec_env(config: TrainConfig) -> SelfPlayVecEnv:
         reward_transform=config.reward_transform,
     )
     return SelfPlayVecEnv(
-        config.num_envs, env_kwargs, pool, factory, workers=config.workers, seed=config.seed
+        config.num_envs,
+        env_kwargs,
+        pool,
+        factory,
+        workers=config.workers,
+        seed=config.seed,
+        privileged=config.privileged_critic,
     )
 
 
@@ -270,10 +283,11 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
             for path in state.get("snapshots", [])[-config.opponents.max_snapshots :]:
                 vec.add_snapshot(torch.load(path, weights_only=True))
         else:
+            policy_class, policy_kwargs = policy_spec(config)
             model = MaskablePPO(
-                "MlpPolicy",
+                policy_class,
                 vec,
-                policy_kwargs={"net_arch": list(config.net_arch)},
+                policy_kwargs=policy_kwargs,
                 tensorboard_log=str(run_dir / "tb"),
                 seed=config.seed,
                 device="cpu",
@@ -317,6 +331,7 @@ def warm_start(model: MaskablePPO, config: TrainConfig) -> dict:
         reward_transform=config.reward_transform,
         num_envs=config.num_envs,
         seed=config.seed,
+        privileged=config.privileged_critic,
     )
     stats = clone(model.policy, demos, ws.epochs, ws.batch_size, ws.learning_rate, config.seed)
     report = {"teacher": ws.teacher, **vars(stats), "seconds": time.perf_counter() - start}

@@ -8,6 +8,10 @@ one batched forward pass, so self-play does not throttle training.
 
 The learner's reward for a step is its side's reward (from the AEC environment) for everything
 that happened until its next decision, so hands that end on an opponent's move count.
+
+With ``privileged=True`` the learner's observations (and its snapshots') carry the hidden state
+after the public vector, for a critic that reads it (``agents.networks``); scripted opponents
+see the public vector only.
 """
 
 from __future__ import annotations
@@ -78,8 +82,17 @@ class OpponentPool:
 class GameBatch:
     """A batch of games seen from the learner's seats (worker side)."""
 
-    def __init__(self, count: int, env_kwargs: dict, pool_spec: PoolSpec, policy_factory, seed):
+    def __init__(
+        self,
+        count: int,
+        env_kwargs: dict,
+        pool_spec: PoolSpec,
+        policy_factory,
+        seed,
+        privileged: bool = False,
+    ):
         self.envs = [raw_env(**env_kwargs) for _ in range(count)]
+        self.privileged = privileged
         self.rules = self.envs[0].rules
         self.table = Table.from_env(self.envs[0])
         self.pool = OpponentPool(pool_spec, self.table, policy_factory, seed)
@@ -100,10 +113,11 @@ class GameBatch:
         seat = seed % n
         self.learner[i] = {seat, (seat + 2) % n} if self.rules.partnerships else {seat}
         self.opponent[i] = self.pool.draw()
-        if not self.opponent[i].startswith("snapshot:"):
-            self.scripted[i] = [
-                make_agent(self.opponent[i], self.table, seed=seed + s) for s in range(n)
-            ]
+        self.scripted[i] = (
+            []
+            if self.opponent[i].startswith("snapshot:")
+            else [make_agent(self.opponent[i], self.table, seed=seed + s) for s in range(n)]
+        )
         self.returns[i] = 0.0
         self.lengths[i] = 0
         self.pending_reward[i] = 0.0
@@ -157,7 +171,7 @@ class GameBatch:
         winners = g.winners()  # the preset's own rule: lowest, highest or last left
         others = [s for t, s in enumerate(g.scores) if t != side]
         return {
-            "terminal_observation": env.observer.encode(g, seat),
+            "terminal_observation": self._learner_view(env, seat),
             "TimeLimit.truncated": g.truncated,
             "episode": {"r": self.returns[i] + 0.0, "l": self.lengths[i]},
             "game": {
@@ -199,9 +213,10 @@ class GameBatch:
                 env = self.envs[i]
                 seat = env.game.to_play
                 o = env.observe(env.possible_agents[seat])
-                obs.append(o["observation"])
+                scripted = self.scripted[i]
+                obs.append(o["observation"] if scripted else self._learner_view(env, seat))
                 masks.append(o["action_mask"].astype(bool))
-                agents.append(self.scripted[i][seat] if self.scripted[i] else None)
+                agents.append(scripted[seat] if scripted else None)
             actions = self.pool.act_batch(who, agents, np.stack(obs), np.stack(masks))
             for i, action in zip(members, actions, strict=True):
                 env = self.envs[i]
@@ -211,19 +226,25 @@ class GameBatch:
     def _observe_all(self) -> tuple[np.ndarray, np.ndarray]:
         obs, masks = [], []
         for env in self.envs:
-            g = env.game
-            o = env.observe(env.possible_agents[g.to_play])
-            obs.append(o["observation"])
-            masks.append(o["action_mask"].astype(bool))
+            seat = env.game.to_play
+            masks.append(env.observe(env.possible_agents[seat])["action_mask"].astype(bool))
+            obs.append(self._learner_view(env, seat))
         return np.stack(obs), np.stack(masks)
+
+    def _learner_view(self, env, seat: int) -> np.ndarray:
+        """What the learner's network is fed: the public vector, then the hidden state."""
+        public = env.observer.encode(env.game, seat)
+        if not self.privileged:
+            return public
+        return np.concatenate([public, env.observer.encode_hidden(env.game, seat)])
 
 
 # ---------------------------------------------------------------------- the VecEnv
-def _worker(remote, count, env_kwargs, pool_spec, policy_factory, seed) -> None:
+def _worker(remote, count, env_kwargs, pool_spec, policy_factory, seed, privileged) -> None:
     import torch
 
     torch.set_num_threads(1)
-    batch = GameBatch(count, env_kwargs, pool_spec, policy_factory, seed)
+    batch = GameBatch(count, env_kwargs, pool_spec, policy_factory, seed, privileged)
     while True:
         command, data = remote.recv()
         if command == "step":
@@ -242,7 +263,8 @@ class SelfPlayVecEnv(VecEnv):
     """``num_envs`` self-play games split over ``workers`` processes (0: in this process).
 
     ``policy_factory`` builds an untrained policy of the learner's architecture (it must be
-    picklable); snapshots are sent to every worker with :meth:`add_snapshot`.
+    picklable); snapshots are sent to every worker with :meth:`add_snapshot`. ``privileged``
+    appends the hidden state to the learner's observations.
     """
 
     def __init__(
@@ -253,8 +275,10 @@ class SelfPlayVecEnv(VecEnv):
         policy_factory,
         workers: int = 2,
         seed: int = 0,
+        privileged: bool = False,
     ) -> None:
-        super().__init__(num_envs, observation_space_of(env_kwargs), spaces.Discrete(NUM_ACTIONS))
+        obs_space = observation_space_of(env_kwargs, privileged)
+        super().__init__(num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
         seeds = [
             int(ss.generate_state(1)[0])
             for ss in np.random.SeedSequence(seed).spawn(max(workers, 1))
@@ -263,7 +287,9 @@ class SelfPlayVecEnv(VecEnv):
         self._sizes = [s for s in sizes if s]
         self._masks = np.ones((num_envs, self.action_space.n), dtype=bool)
         if workers == 0:
-            self._local = GameBatch(num_envs, env_kwargs, pool_spec, policy_factory, seeds[0])
+            self._local = GameBatch(
+                num_envs, env_kwargs, pool_spec, policy_factory, seeds[0], privileged
+            )
             self._remotes = []
             return
         self._local = None
@@ -271,7 +297,7 @@ class SelfPlayVecEnv(VecEnv):
         self._remotes, self._processes = [], []
         for size, ss in zip(self._sizes, seeds, strict=False):
             parent, child = ctx.Pipe()
-            args = (child, size, env_kwargs, pool_spec, policy_factory, ss)
+            args = (child, size, env_kwargs, pool_spec, policy_factory, ss, privileged)
             proc = ctx.Process(target=_worker, args=args, daemon=True)
             proc.start()
             child.close()
@@ -354,6 +380,16 @@ class SelfPlayVecEnv(VecEnv):
         self._remotes = []
 
 
-def observation_space_of(env_kwargs: dict) -> spaces.Box:
+def observation_space_of(env_kwargs: dict, privileged: bool = False) -> spaces.Box:
+    """The learner's observation space: the environment's, plus the hidden state if
+    ``privileged`` (card counts, within the public vector's bounds)."""
     probe = raw_env(**env_kwargs)
-    return probe.observation_space(probe.possible_agents[0])["observation"]
+    public = probe.observation_space(probe.possible_agents[0])["observation"]
+    if not privileged:
+        return public
+    hidden = probe.observer.hidden_size
+    return spaces.Box(
+        np.concatenate([public.low, np.zeros(hidden, dtype=np.float32)]),
+        np.concatenate([public.high, np.full(hidden, public.high.max(), dtype=np.float32)]),
+        dtype=np.float32,
+    )
