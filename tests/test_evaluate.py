@@ -143,3 +143,18 @@ def test_play_rejects_a_bad_seat_or_opponent_list():
         play_in_terminal(seat=7, opponents=["greedy"])
     with pytest.raises(ValueError, match="one opponent"):
         play_in_terminal(seat=0, opponents=["greedy", "random"])
+
+
+def test_eval_defaults_to_the_shipped_agent_only_on_the_table_it_was_trained_for(
+    tmp_path, monkeypatch
+):
+    from train import cli
+
+    baselines = ["heuristic", "greedy", "random"]
+    monkeypatch.setattr(cli, "SHIPPED_CHECKPOINT", tmp_path / "crates_4p.zip")
+    assert cli.default_agents("crates", 4, {}) == baselines  # nothing shipped yet
+    (tmp_path / "crates_4p.zip").write_bytes(b"")
+    assert cli.default_agents("crates", 4, {}) == [str(tmp_path / "crates_4p.zip"), "heuristic"]
+    assert cli.default_agents("crates", 3, {}) == baselines
+    assert cli.default_agents("kreights", 4, {}) == baselines
+    assert cli.default_agents("crates", 4, {"standig_jokers": True}) == baselines

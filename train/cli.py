@@ -31,9 +31,12 @@ def parse_rules(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-def default_agents() -> list[str]:
-    shipped = [str(SHIPPED_CHECKPOINT)] if SHIPPED_CHECKPOINT.exists() else []
-    return [*shipped, "heuristic", "greedy", "random"]
+def default_agents(preset: str, players: int, rules: dict[str, Any]) -> list[str]:
+    """The shipped agent against the strongest baseline on the table it was trained for
+    (4-player crates, standard rules); the three baselines anywhere else."""
+    if (preset, players, rules) == ("crates", 4, {}) and SHIPPED_CHECKPOINT.exists():
+        return [str(SHIPPED_CHECKPOINT), "heuristic"]
+    return ["heuristic", "greedy", "random"]
 
 
 def add_table_arguments(p: argparse.ArgumentParser) -> None:
@@ -59,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         default=None,
         help="agent names (random, greedy, heuristic) or checkpoint paths "
-        "(default: the shipped checkpoint if present, heuristic, greedy, random)",
+        "(default: the shipped checkpoint against heuristic on 4-player crates, otherwise "
+        "heuristic, greedy, random)",
     )
     add_table_arguments(ev)
     ev.add_argument("--deals", "--games", type=int, default=200, help="deals to play")
@@ -119,14 +123,15 @@ def main(argv: list[str] | None = None) -> int:
 def run_eval(args: argparse.Namespace) -> int:
     from train.evaluate import EvalConfig, format_report, run, summarize, validate, write_outputs
 
+    rules = parse_rules(args.rule)
     config = EvalConfig(
-        agents=tuple(args.agents or default_agents()),
+        agents=tuple(args.agents or default_agents(args.preset, args.players, rules)),
         preset=args.preset,
         num_players=args.players,
         deals=args.deals,
         seed=args.seed,
         workers=args.workers,
-        options=parse_rules(args.rule),
+        options=rules,
     )
     validate(config)
     out = args.out or Path("eval_out") / time.strftime("%Y%m%d-%H%M%S")
