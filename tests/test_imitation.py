@@ -81,7 +81,9 @@ def test_train_warm_starts_once_and_resume_keeps_it(tmp_path):
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("warm_start.teacher=oracle", "warm_start.teacher names 'oracle'.*heuristic"),
+        ("warm_start.teacher=oracle", "warm_start.teacher names 'oracle'.*heuristic, search"),
+        ("warm_start.opponent=search", "warm_start.opponent names 'search'.*random"),
+        ("warm_start.workers=0", "warm_start.workers must be at least 1"),
         ("warm_start.games=0", "warm_start.games must be at least 1"),
         ("warm_start.epoch=3", "unknown config key.*warm_start.epoch"),
     ],

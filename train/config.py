@@ -52,8 +52,12 @@ class EvalConfigSection:
 class WarmStartConfig:
     """Clone a scripted teacher into the policy before PPO starts (train/imitation.py)."""
 
-    teacher: str = ""  # a scripted agent's name; "" starts PPO from a random policy
+    # A scripted agent's name, or "search" (HeuristicAgent improved by rollouts where the stock
+    # runs short, train/search.py); "" starts PPO from a random policy.
+    teacher: str = ""
+    opponent: str = "heuristic"  # who the teacher plays against
     games: int = 400  # teacher games to learn from
+    workers: int = 1  # processes playing the teacher's games (the search teacher is slow)
     epochs: int = 10
     batch_size: int = 1024
     learning_rate: float = 1e-3
@@ -193,6 +197,7 @@ def _check_values(c: TrainConfig) -> None:
         "warm_start.games": c.warm_start.games,
         "warm_start.epochs": c.warm_start.epochs,
         "warm_start.batch_size": c.warm_start.batch_size,
+        "warm_start.workers": c.warm_start.workers,
     }
     for key, value in positive.items():
         if value < 1:
@@ -210,10 +215,16 @@ def _check_values(c: TrainConfig) -> None:
             raise ValueError(f"opponents.scripted.{name} must be a weight >= 0, not {weight!r}")
     if not c.opponents.scripted and c.opponents.snapshot_weight <= 0:
         raise ValueError("the opponent pool is empty: give opponents.scripted or snapshot_weight")
-    if c.warm_start.teacher and c.warm_start.teacher not in AGENT_NAMES:
+    from train.imitation import TEACHERS
+
+    if c.warm_start.teacher and c.warm_start.teacher not in TEACHERS:
         raise ValueError(
             f"warm_start.teacher names {c.warm_start.teacher!r}; valid: "
-            f'{", ".join(AGENT_NAMES)}, or "" for no warm start'
+            f'{", ".join(TEACHERS)}, or "" for no warm start'
+        )
+    if c.warm_start.opponent not in AGENT_NAMES:
+        raise ValueError(
+            f"warm_start.opponent names {c.warm_start.opponent!r}; valid: {', '.join(AGENT_NAMES)}"
         )
     for name in c.eval.baselines:
         if name not in AGENT_NAMES:

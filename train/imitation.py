@@ -13,14 +13,18 @@ so PPO's first advantages are not noise that would undo the cloning.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, fields
 
 import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from agents import Table, make_agent
+from agents import AGENT_NAMES, Table, make_agent
 from crates_env.env import raw_env
+from train.search import SearchTeacher
 from train.selfplay import PoolSpec, SelfPlayVecEnv
 
 
@@ -42,6 +46,26 @@ class Demonstrations:
         return len(self.actions)
 
 
+TEACHERS = (*AGENT_NAMES, "search")
+
+
+class _Scripted:
+    """A scripted agent as a teacher (it needs no look at the game)."""
+
+    def __init__(self, agent) -> None:
+        self.agent = agent
+
+    def act_in(self, env, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.agent.act(observation, action_mask))
+
+
+def make_teacher(name: str, table: Table, seed: int):
+    """A scripted agent by name, or ``"search"``: HeuristicAgent improved by rollouts."""
+    if name == "search":
+        return SearchTeacher(table, seed=seed)
+    return _Scripted(make_agent(name, table, seed=seed))
+
+
 def collect(
     env_kwargs: dict,
     teacher: str,
@@ -51,18 +75,25 @@ def collect(
     num_envs: int = 16,
     seed: int = 0,
     privileged: bool = False,
+    opponent: str = "heuristic",
+    workers: int = 1,
 ) -> Demonstrations:
-    """Play at least ``games`` whole games of ``teacher`` against itself, seen from the
+    """Play at least ``games`` whole games of ``teacher`` against ``opponent``, seen from the
     learner's seats of a :class:`SelfPlayVecEnv` (rewards transformed, and the hidden state
     appended if ``privileged``, as in training). The teacher reads the public part.
+    ``workers`` > 1 splits the games over that many processes.
 
     Games still running when the count is reached are dropped: their returns are unknown.
     """
-    pool = PoolSpec(scripted={teacher: 1.0}, reward_transform=reward_transform)
+    args = (env_kwargs, teacher, games, gamma, reward_transform, num_envs, seed, privileged)
+    if workers > 1:
+        return _collect_in_parallel(args, opponent, workers)
+    pool = PoolSpec(scripted={opponent: 1.0}, reward_transform=reward_transform)
     vec = SelfPlayVecEnv(num_envs, env_kwargs, pool, None, 0, seed, privileged)
     table = Table.from_env(raw_env(**env_kwargs))
     public = table.obs_size
-    teachers = [make_agent(teacher, table, seed=seed + i) for i in range(num_envs)]
+    teachers = [make_teacher(teacher, table, seed + i) for i in range(num_envs)]
+    envs = vec.envs_in_process()
     running: list[list[tuple]] = [[] for _ in range(num_envs)]
     finished: list[tuple] = []
     points: list[float] = []
@@ -70,7 +101,10 @@ def collect(
     while len(points) < games:
         masks = vec.action_masks()
         actions = np.array(
-            [t.act(o[:public], m) for t, o, m in zip(teachers, obs, masks, strict=True)]
+            [
+                t.act_in(env, o[:public], m)
+                for t, env, o, m in zip(teachers, envs, obs, masks, strict=True)
+            ]
         )
         next_obs, rewards, dones, infos = vec.step(actions)
         for i in range(num_envs):
@@ -88,6 +122,21 @@ def collect(
         np.asarray(a, dtype=np.int64),
         np.asarray(g, dtype=np.float32),
         np.asarray(points, dtype=float),
+    )
+
+
+def _collect_in_parallel(args: tuple, opponent: str, workers: int) -> Demonstrations:
+    """Each process plays its share of the games from its own seed; the parts are joined."""
+    env_kwargs, teacher, games, gamma, transform, num_envs, seed, privileged = args
+    share = -(-games // workers)
+    part = functools.partial(
+        collect, env_kwargs, teacher, share, gamma, transform, num_envs, opponent=opponent
+    )
+    seeds = [seed + 1000 * w for w in range(workers)]
+    with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+        parts = list(pool.map(part, seeds, [privileged] * workers))
+    return Demonstrations(
+        *(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Demonstrations))
     )
 
 

@@ -332,6 +332,8 @@ def warm_start(model: MaskablePPO, config: TrainConfig) -> dict:
         num_envs=config.num_envs,
         seed=config.seed,
         privileged=config.privileged_critic,
+        opponent=ws.opponent,
+        workers=ws.workers,
     )
     stats = clone(model.policy, demos, ws.epochs, ws.batch_size, ws.learning_rate, config.seed)
     report = {"teacher": ws.teacher, **vars(stats), "seconds": time.perf_counter() - start}

@@ -337,6 +337,12 @@ class SelfPlayVecEnv(VecEnv):
         self._masks = masks
         return obs, rewards, dones, infos
 
+    def envs_in_process(self) -> list:
+        """The games' AEC environments, in order (only when they run in this process)."""
+        if self._local is None:
+            raise ValueError("the games run in worker processes: use workers=0 to reach them")
+        return self._local.envs
+
     def add_snapshot(self, state_dict: dict) -> None:
         """Freeze a copy of the learner into every worker's opponent pool."""
         if self._local is not None:
