@@ -105,15 +105,22 @@ def _no_data(ax: Axes, tags: str) -> None:
     ax.set_yticks([])
 
 
-def _plot_eval_win_rate(ax: Axes, scalars: Scalars, colors: dict[str, str]) -> None:
-    ax.set_title("(a) evaluation win rate vs baselines")
-    series = by_name(scalars, r"eval/vs_(.+)/win_rate")
+def _eval_lines(ax: Axes, scalars: Scalars, colors: dict[str, str], metric: str) -> bool:
+    """One line per baseline of ``eval/vs_<baseline>/<metric>``; False ("no data") if none."""
+    series = by_name(scalars, rf"eval/vs_(.+)/{metric}")
     if not series:
-        _no_data(ax, "eval/vs_*/win_rate")
-        return
+        _no_data(ax, f"eval/vs_*/{metric}")
+        return False
     for name, points in series.items():
         steps, values = zip(*points, strict=True)
         ax.plot(steps, values, marker="o", color=colors[name], label=f"vs {name}")
+    return True
+
+
+def _plot_eval_win_rate(ax: Axes, scalars: Scalars, colors: dict[str, str]) -> None:
+    ax.set_title("(a) evaluation win rate vs baselines")
+    if not _eval_lines(ax, scalars, colors, "win_rate"):
+        return
     ax.axhline(FAIR_SHARE, color="grey", linestyle="--", linewidth=1, label="fair share")
     ax.set_ylim(0, 1)
     ax.set_ylabel("learner win rate")
@@ -122,13 +129,8 @@ def _plot_eval_win_rate(ax: Axes, scalars: Scalars, colors: dict[str, str]) -> N
 
 def _plot_eval_relative(ax: Axes, scalars: Scalars, colors: dict[str, str]) -> None:
     ax.set_title("(b) evaluation points difference vs baselines")
-    series = by_name(scalars, r"eval/vs_(.+)/relative_difference")
-    if not series:
-        _no_data(ax, "eval/vs_*/relative_difference")
+    if not _eval_lines(ax, scalars, colors, "relative_difference"):
         return
-    for name, points in series.items():
-        steps, values = zip(*points, strict=True)
-        ax.plot(steps, values, marker="o", color=colors[name], label=f"vs {name}")
     ax.axhline(0, color="grey", linewidth=1)
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     # Points are bad in Crates: the learner wants to collect fewer than the baseline.
