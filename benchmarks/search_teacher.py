@@ -1,0 +1,87 @@
+"""How strong is the search teacher? Duplicate games of it against HeuristicAgent.
+
+The teacher needs the engine to look ahead, so it cannot sit in ``crates eval`` (which deals
+agents observations only); this script plays the same duplicate scheme: every deal twice, the
+teacher's side swapped, HeuristicAgent on the other side, 4-player crates.
+
+    python benchmarks/search_teacher.py --deals 100 [--samples 8] [--stock-max 6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents import HeuristicAgent, Table
+from crates_env.env import raw_env
+from train.search import SearchTeacher
+
+
+def play(deal: int, teacher_side: int, teacher: SearchTeacher, heuristic: HeuristicAgent):
+    """One game of deal ``deal``; returns (teacher's points, heuristic's, their pressures)."""
+    env = raw_env(one_card="auto")
+    env.reset(seed=deal)
+    g = env.game
+    while not g.game_over:
+        obs = env.observe(env.possible_agents[g.to_play])
+        o, m = obs["observation"], obs["action_mask"]
+        mover = teacher if env.rules.team_of(g.to_play) == teacher_side else None
+        g.apply(mover.act_in(env, o, m) if mover else int(heuristic.act(o, m)))
+    other = 1 - teacher_side
+    return (
+        g.scores[teacher_side],
+        g.scores[other],
+        g.pressure_count[teacher_side],
+        g.pressure_count[other],
+    )
+
+
+def _stop(signum, frame) -> None:
+    raise KeyboardInterrupt  # `kill` stops a background run (which ignores Ctrl-C) with a report
+
+
+def main(argv: list[str] | None = None) -> None:
+    signal.signal(signal.SIGTERM, _stop)
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--deals", type=int, default=100)
+    p.add_argument("--samples", type=int, default=8, help="re-deals per move")
+    p.add_argument("--stock-max", type=int, default=6, help="search from this stock size down")
+    p.add_argument("--seed", type=int, default=1000, help="first deal's seed")
+    args = p.parse_args(argv)
+    table = Table.from_env(raw_env())
+    teacher = SearchTeacher(table, samples=args.samples, stock_max=args.stock_max, seed=0)
+    heuristic = HeuristicAgent(table)
+    games = []
+    start = time.perf_counter()
+    try:
+        for deal in range(args.seed, args.seed + args.deals):
+            both = [play(deal, side, teacher, heuristic) for side in (0, 1)]
+            games.append(np.sum(both, axis=0))  # the deal's two games, sides swapped
+            t = np.array(games)
+            print(
+                f"{len(games)} deals: search {t[:, 0].mean() / 2:,.0f} vs heuristic "
+                f"{t[:, 1].mean() / 2:,.0f} points/game, pressures {t[:, 2].mean() / 2:.2f} vs "
+                f"{t[:, 3].mean() / 2:.2f}, {time.perf_counter() - start:.0f} s",
+                flush=True,
+            )
+    except KeyboardInterrupt:  # a long run stopped by hand still reports the deals played
+        print(f"stopped after {len(games)} deals")
+    t = np.array(games, dtype=float)
+    diff = t[:, 0] - t[:, 1]
+    print(
+        f"relative {diff.mean() / t[:, 1].mean():+.1%}, paired t p = "
+        f"{stats.ttest_1samp(diff, 0).pvalue:.3g}, signed-rank p = "
+        f"{stats.wilcoxon(diff).pvalue:.3g}"
+    )
+
+
+if __name__ == "__main__":
+    main()
