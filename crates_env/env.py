@@ -26,6 +26,13 @@ ONE_CARD_MODES = ("action", "auto")
 ILLEGAL_MODES = ("raise", "terminate")
 
 
+def legal_mask(g: Game) -> np.ndarray:
+    """The int8 action mask of the seat to play in ``g`` (``observe`` gives it to that agent)."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[g.legal_actions()] = 1
+    return mask
+
+
 def env(**kwargs) -> AECEnv:
     """The environment wrapped as PettingZoo's classic games are.
 
@@ -224,9 +231,10 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         g = self.game
         seat = self.agent_seat[agent]
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if g.decision is not None and g.to_play == seat:
-            mask[g.legal_actions()] = 1
+            mask = legal_mask(g)
+        else:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": self.observer.encode(g, seat), "action_mask": mask}
 
     def observation_layout(self) -> dict[str, tuple[int, int]]:

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from agents import HeuristicAgent, Table
-from crates_env.actions import NUM_ACTIONS
 from crates_env.cards import parse_card
 from crates_env.env import raw_env
 from train.imitation import collect
@@ -28,10 +27,8 @@ def _env_at(seed: int, stock_at_most: int | None = None):
 
 
 def _observe(env):
-    g = env.game
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    mask[g.legal_actions()] = 1
-    return env.observer.encode(g, g.to_play), mask
+    seen = env.observe(env.possible_agents[env.game.to_play])
+    return seen["observation"], seen["action_mask"]
 
 
 def _cards(mask: int) -> list[int]:

@@ -20,7 +20,7 @@ import copy
 import numpy as np
 
 from agents import HeuristicAgent, Table
-from crates_env.actions import NUM_ACTIONS
+from crates_env.env import legal_mask
 from crates_env.game import Game
 
 
@@ -58,9 +58,8 @@ class SearchTeacher:
 
     def _play_out(self, env, g: Game, hand: int) -> None:
         while not g.game_over and len(g.results) == hand:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-            mask[g.legal_actions()] = 1
-            g.apply(int(self.heuristic.act(env.observer.encode(g, g.to_play), mask)))
+            observation = env.observer.encode(g, g.to_play)
+            g.apply(int(self.heuristic.act(observation, legal_mask(g))))
 
 
 def _side_margin(g: Game, hand: int, team: int) -> float:
