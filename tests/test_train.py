@@ -120,7 +120,7 @@ def test_train_writes_checkpoints_and_resumes_with_its_pool(tmp_path):
     state = json.loads((run_dir / STATE).read_text())
     assert state["num_timesteps"] == 64
     assert len(state["snapshots"]) >= 1
-    assert all(p.endswith(".pt") for p in state["snapshots"])
+    assert all((run_dir / p).is_file() and p.endswith(".pt") for p in state["snapshots"])
     assert (run_dir / "tb").is_dir()
 
     with pytest.raises(ValueError, match="--resume"):
@@ -133,6 +133,18 @@ def test_train_writes_checkpoints_and_resumes_with_its_pool(tmp_path):
     from sb3_contrib import MaskablePPO
 
     assert MaskablePPO.load(run_dir / LATEST).num_timesteps == 128
+
+
+def test_a_run_folder_moved_elsewhere_resumes_and_logs_there(tmp_path):
+    first = tiny(tmp_path, "run_name=first")
+    train(first)
+    moved = tiny(tmp_path, "run_name=moved", "total_steps=128")
+    first.run_dir.rename(moved.run_dir)
+    train(moved, resume=True)  # the snapshots are found in the new folder
+    state = json.loads((moved.run_dir / STATE).read_text())
+    assert state["num_timesteps"] == 128
+    assert all((moved.run_dir / p).is_file() for p in state["snapshots"])
+    assert (moved.run_dir / "tb").is_dir() and not first.run_dir.exists()
 
 
 def test_resume_refuses_a_missing_or_corrupt_checkpoint(tmp_path):

@@ -129,7 +129,8 @@ class SelfPlayCallback(BaseCallback):
             torch.save(weights, tmp)
             os.replace(tmp, path)
             self.training_env.add_snapshot(weights)
-            self.state["snapshots"].append(str(path))
+            # Relative to the run: a run folder moved or copied elsewhere still resumes.
+            self.state["snapshots"].append(str(path.relative_to(self.run_dir)))
             self.state["last_snapshot"] = self.num_timesteps
         return True
 
@@ -279,9 +280,10 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
     try:
         if resume:
             model = load_checkpoint(run_dir / LATEST, vec)
+            model.tensorboard_log = str(run_dir / "tb")  # the checkpoint remembers where it was
             state = json.loads((run_dir / STATE).read_text()) if (run_dir / STATE).exists() else {}
             for path in state.get("snapshots", [])[-config.opponents.max_snapshots :]:
-                vec.add_snapshot(torch.load(path, weights_only=True))
+                vec.add_snapshot(torch.load(run_dir / path, weights_only=True))
         else:
             policy_class, policy_kwargs = policy_spec(config)
             model = MaskablePPO(
