@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
+import numpy as np
+
 from .cards import ACE, EIGHT, JOKER, THREE, parse_card, rank_of
 from .rules import Ruleset, make_ruleset
 
@@ -58,6 +60,50 @@ def score_kinds(kinds: Iterable[int], ruleset: Ruleset) -> int:
     eligible = [v for k, v in zip(others, values, strict=True) if _rank(k) not in barred]
     j = min(threes, len(eligible))
     return sum(values) - _top(eligible, j) + 3 * j + 100 * (threes - j)
+
+
+class HandScorer:
+    """Points of a hand given as a bitmask of card ids (the observation's hot path).
+
+    A hand without threes is the sum of its cards, read ``CHUNK`` cards at a time from tables;
+    a hand with threes goes through :func:`score_kinds` (covers), cached, since threes are held
+    less often and the same hands recur.
+    """
+
+    CHUNK = 13
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        deck = ruleset.deck
+        self.ruleset = ruleset
+        self._threes = 0 if ruleset.three_scoring == "none" else deck.rank_mask[THREE]
+        # Without threes a hand's points add up card by card (both branches of score_kinds).
+        values = tuple(score_kinds([kind], ruleset) for kind in deck.kinds)
+        self._tables = _chunk_tables(values, self.CHUNK)
+        self._cache: dict[int, int] = {}
+
+    def __call__(self, hand: int) -> int:
+        if not hand & self._threes:
+            total, shift, low = 0, self.CHUNK, (1 << self.CHUNK) - 1
+            for table in self._tables:
+                total += table[hand & low]
+                hand >>= shift
+            return total
+        points = self._cache.get(hand)
+        if points is None:
+            if len(self._cache) > 200_000:
+                self._cache.clear()
+            points = score_kinds(self.ruleset.deck.kinds_in(hand), self.ruleset)
+            self._cache[hand] = points
+        return points
+
+
+@lru_cache(maxsize=32)
+def _chunk_tables(values: tuple[int, ...], chunk: int) -> tuple[list[int], ...]:
+    """``tables[c][bits]``: points of the cards ``c * chunk + j`` for each bit ``j`` set."""
+    bits = (np.arange(1 << chunk)[:, None] >> np.arange(chunk)) & 1
+    padded = np.zeros(-(-len(values) // chunk) * chunk, dtype=np.int64)
+    padded[: len(values)] = values
+    return tuple((bits @ part).tolist() for part in padded.reshape(-1, chunk))
 
 
 def _rank(kind: int) -> int:

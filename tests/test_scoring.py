@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from crates_env.cards import JOKER, THREE, card_code, parse_cards, rank_of
 from crates_env.rules import make_ruleset
-from crates_env.scoring import pressure_value, score_hand, score_kinds
+from crates_env.scoring import HandScorer, pressure_value, score_hand, score_kinds
 
 SUITS = "CDHS"
 
@@ -454,3 +454,28 @@ def test_closed_form_equals_brute_force_minimum(case, data):
 def test_brute_force_reproduces_seed_examples(ranks, case, expected):
     brute = PROPERTY_CASES[case][3]
     assert brute(parse_cards(hand(ranks))) == expected
+
+
+TABLES = [
+    ("crates", 4, {}),
+    ("crates", 4, {"standig_jokers": True}),
+    ("kreights", 4, {}),
+    ("kreights", 5, {}),  # two decks
+    ("craits", 4, {"craits_punitive_threes": True}),
+    ("creights", 4, {}),
+    ("crazy_eights", 4, {}),
+    ("zimbabwe", 6, {}),  # two decks, four Jokers
+]
+
+
+@pytest.mark.parametrize(("preset", "players", "options"), TABLES)
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_the_bitmask_scorer_agrees_with_score_kinds(preset, players, options, data):
+    """HandScorer (tables for hands without threes, the cover rules with them) scores every
+    hand as score_kinds does."""
+    rules = make_ruleset(preset, players, **options)
+    size = rules.deck.size
+    ids = data.draw(st.sets(st.integers(0, size - 1), max_size=min(size, 20)))
+    hand = sum(1 << i for i in ids)
+    assert HandScorer(rules)(hand) == score_kinds(rules.deck.kinds_in(hand), rules)
