@@ -30,7 +30,13 @@ class Agent(Protocol):
 
 
 class BaseAgent:
-    """A small base for agents: ``reset`` does nothing unless the agent keeps state."""
+    """A small base for agents: ``reset`` does nothing unless the agent keeps state.
+
+    An agent that decides from the action mask alone sets ``reads_observation = False``; self-play
+    then skips building its observation vector (it is given zeros).
+    """
+
+    reads_observation = True
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         raise NotImplementedError

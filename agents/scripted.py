@@ -66,11 +66,15 @@ def _decision(table: Table, observation: np.ndarray) -> int:
 class RandomAgent(BaseAgent):
     """Uniform over the legal actions, from its own seeded generator."""
 
+    reads_observation = False
+
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.rng.choice(legal_actions(action_mask)))
+        legal = legal_actions(action_mask)
+        # The same draw as rng.choice(legal), without its overhead (a self-play hot path).
+        return int(legal[self.rng.integers(len(legal))])
 
 
 class GreedyAgent(BaseAgent):

@@ -8,12 +8,14 @@ counts of cards are raw, other quantities are scaled into roughly [0, 1] by the 
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from .cards import NUM_KINDS
 from .game import Decision, Game
 from .rules import Ruleset
-from .scoring import pressure_value, score_kinds
+from .scoring import HandScorer, pressure_value
 
 # name -> (size, description); "n" means one entry per seat (relative to the observer).
 SLICES: tuple[tuple[str, str, str], ...] = (
@@ -68,10 +70,11 @@ class Observer:
         self.low[self._slices["hand_points_at_risk"]] = -CLIP
         self._deck_size = float(rules.deck.size)
         self._from_seat = [[(s + k) % n for k in range(n)] for s in range(n)]
-        self._points_cache: dict[int, int] = {}
+        self._points = HandScorer(rules)
         self._game_cache: dict[tuple, list[tuple[int, float]]] = {}
         self._at = {name: s.start for name, s in self._slices.items()}
         self._zeros = [0.0] * self.size
+        self._pack = struct.Struct(f"{self.size}f").pack
 
     @property
     def hidden_size(self) -> int:
@@ -152,7 +155,9 @@ class Observer:
                 v[base + k] += 1
         for i, x in self._game_part(g, seat):
             v[i] = x
-        return np.array(v, dtype=np.float32)
+        # struct packs the floats twice as fast as np.array converts the list; the bytearray
+        # keeps the vector writable.
+        return np.frombuffer(bytearray(self._pack(*v)), dtype=np.float32)
 
     def _game_part(self, g: Game, seat: int) -> list[tuple[int, float]]:
         """Entries that change only with a pressure or a new hand, cached until then."""
@@ -179,16 +184,6 @@ class Observer:
         part.append((at["hand_progress"], _progress(g)))
         part.append((at["deal_size"], g.deal_size / 8))
         return part
-
-    def _points(self, hand: int) -> int:
-        """Points of a hand (a bitmask), cached: the same hands recur all game long."""
-        points = self._points_cache.get(hand)
-        if points is None:
-            if len(self._points_cache) > 200_000:
-                self._points_cache.clear()
-            points = score_kinds(self.rules.deck.kinds_in(hand), self.rules)
-            self._points_cache[hand] = points
-        return points
 
 
 def _clip(x: float) -> float:

@@ -29,7 +29,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from agents import Table, make_agent
 from crates_env.actions import NUM_ACTIONS
-from crates_env.env import raw_env
+from crates_env.env import legal_mask, raw_env
 
 
 @dataclass
@@ -103,6 +103,7 @@ class GameBatch:
         self.returns = [0.0] * count
         self.lengths = [0] * count
         self.pending_reward = [0.0] * count
+        self._blank = np.zeros(self.envs[0].observer.size, dtype=np.float32)
 
     # -------------------------------------------------------------- episodes
     def _new_game(self, i: int) -> None:
@@ -212,22 +213,30 @@ class GameBatch:
             for i in members:
                 env = self.envs[i]
                 seat = env.game.to_play
-                o = env.observe(env.possible_agents[seat])
-                scripted = self.scripted[i]
-                obs.append(o["observation"] if scripted else self._learner_view(env, seat))
-                masks.append(o["action_mask"].astype(bool))
-                agents.append(scripted[seat] if scripted else None)
+                agent = self.scripted[i][seat] if self.scripted[i] else None
+                obs.append(self._opponent_view(env, seat, agent))
+                masks.append(legal_mask(env.game).astype(bool))
+                agents.append(agent)
             actions = self.pool.act_batch(who, agents, np.stack(obs), np.stack(masks))
             for i, action in zip(members, actions, strict=True):
                 env = self.envs[i]
                 env.step(action)
                 self.pending_reward[i] += env.rewards[self._learner_agent(i)]
 
+    def _opponent_view(self, env, seat: int, agent) -> np.ndarray:
+        """One encoding per move: a snapshot reads the learner's view, a scripted agent the
+        public vector, an agent that decides from the mask alone nothing (zeros)."""
+        if agent is None:
+            return self._learner_view(env, seat)
+        if not getattr(agent, "reads_observation", True):
+            return self._blank
+        return env.observer.encode(env.game, seat)
+
     def _observe_all(self) -> tuple[np.ndarray, np.ndarray]:
         obs, masks = [], []
         for env in self.envs:
             seat = env.game.to_play
-            masks.append(env.observe(env.possible_agents[seat])["action_mask"].astype(bool))
+            masks.append(legal_mask(env.game).astype(bool))
             obs.append(self._learner_view(env, seat))
         return np.stack(obs), np.stack(masks)
 
