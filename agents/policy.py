@@ -43,7 +43,7 @@ class PolicyAgent(BaseAgent):
         self.table = table
         self.auto_announce = auto_announce
         self.rng = np.random.default_rng(seed)
-        self.model = _load(self.path, device)
+        self.model = load_model(self.path, device)
         _check_spaces(self.model, self.path, table)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -81,7 +81,11 @@ class PolicyAgent(BaseAgent):
             return policy.action_net(latent).numpy().astype(np.float64)
 
 
-def _load(path: Path, device: str) -> Any:
+def load_model(path: str | Path, device: str = "cpu", env: Any = None) -> Any:
+    """A MaskablePPO checkpoint, optionally bound to ``env`` (training resumes that way, and SB3
+    then checks the spaces). ``ValueError`` naming the path if the file is missing, is not a
+    MaskablePPO checkpoint, or does not fit ``env``."""
+    path = Path(path)
     if not path.is_file():
         raise ValueError(f"{path}: no such checkpoint file")
     if not zipfile.is_zipfile(path):
@@ -90,7 +94,11 @@ def _load(path: Path, device: str) -> Any:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     try:
-        model = MaskablePPO.load(path, device=device)
+        model = MaskablePPO.load(path, env=env, device=device)
+    except ValueError as exc:
+        if env is None:
+            raise ValueError(f"{path}: not a MaskablePPO checkpoint ({exc})") from exc
+        raise ValueError(f"{path}: does not fit this environment ({exc})") from None
     except Exception as exc:  # sb3 raises many kinds on a foreign or damaged archive
         raise ValueError(f"{path}: not a MaskablePPO checkpoint ({exc})") from exc
     if not isinstance(model.policy, MaskableActorCriticPolicy):

@@ -147,11 +147,18 @@ def test_a_run_folder_moved_elsewhere_resumes_and_logs_there(tmp_path):
     assert (moved.run_dir / "tb").is_dir() and not first.run_dir.exists()
 
 
+def test_resume_refuses_a_checkpoint_of_another_table(tmp_path):
+    train(tiny(tmp_path, "run_name=four"))
+    three = tiny(tmp_path, "run_name=four", "num_players=3")  # a shorter observation
+    with pytest.raises(ValueError, match=r"latest\.zip: does not fit this environment"):
+        train(three, resume=True)
+
+
 def test_resume_refuses_a_missing_or_corrupt_checkpoint(tmp_path):
     config = tiny(tmp_path, "run_name=fresh")
     with pytest.raises(ValueError, match="no checkpoint"):
         train(config, resume=True)
     config.run_dir.mkdir(parents=True)
     (config.run_dir / LATEST).write_bytes(b"not a zip")
-    with pytest.raises(ValueError, match="corrupt"):
+    with pytest.raises(ValueError, match="not a MaskablePPO checkpoint"):
         train(config, resume=True)

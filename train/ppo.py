@@ -16,7 +16,6 @@ import functools
 import json
 import os
 import time
-import zipfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam
 
 from agents.networks import PrivilegedCriticPolicy
+from agents.policy import load_model
 from crates_env.actions import NUM_ACTIONS
 from train.config import TrainConfig
 from train.evaluate import EvalConfig, format_report, run, summarize
@@ -93,23 +93,6 @@ def atomic_write(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
-
-
-def load_checkpoint(path: Path, env: SelfPlayVecEnv) -> MaskablePPO:
-    """Load a checkpoint for ``env``; ValueError naming the path if missing, corrupt or unfit."""
-    if not path.is_file():
-        raise ValueError(f"no checkpoint at {path} to resume from")
-    if not zipfile.is_zipfile(path):
-        raise ValueError(f"checkpoint {path} is corrupt: it is not a MaskablePPO zip file")
-    try:
-        model = MaskablePPO.load(path, env=env, device="cpu")
-    except ValueError as exc:  # SB3 says so when the spaces differ
-        raise ValueError(f"checkpoint {path} does not fit this config: {exc}") from None
-    except Exception as exc:
-        raise ValueError(
-            f"checkpoint {path} is corrupt or not a MaskablePPO checkpoint: {exc}"
-        ) from None
-    return model
 
 
 # ---------------------------------------------------------------------- callbacks
@@ -279,7 +262,7 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
     vec = make_vec_env(config)
     try:
         if resume:
-            model = load_checkpoint(run_dir / LATEST, vec)
+            model = load_model(run_dir / LATEST, env=vec)
             model.tensorboard_log = str(run_dir / "tb")  # the checkpoint remembers where it was
             state = json.loads((run_dir / STATE).read_text()) if (run_dir / STATE).exists() else {}
             for path in state.get("snapshots", [])[-config.opponents.max_snapshots :]:
