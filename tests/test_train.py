@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+from agents import make_agent
 from train.config import load_config
 from train.ppo import LATEST, STATE, make_vec_env, train
 from train.selfplay import GameBatch, OpponentPool, PoolSpec
@@ -67,6 +68,23 @@ def test_bad_config_stops_at_once_naming_the_problem(overrides, message):
 def test_missing_config_file():
     with pytest.raises(ValueError, match="does not exist"):
         load_config("configs/nope.yaml")
+
+
+def test_opponents_get_one_observation_each_and_random_gets_none():
+    spec = PoolSpec(scripted={"random": 1.0, "greedy": 1.0})
+    batch = GameBatch(6, {"deal_schedule": [3, 2]}, spec, None, seed=5)
+    batch.reset()
+    seen = set()
+    for i, env in enumerate(batch.envs):
+        seat = env.game.to_play
+        agent = make_agent(batch.opponent[i], batch.table, seed=0)
+        view = batch._opponent_view(env, seat, agent)
+        if batch.opponent[i] == "random":  # decides from the mask alone
+            assert not view.any()
+        else:
+            assert np.array_equal(view, env.observe(env.agent_selection)["observation"])
+        seen.add(batch.opponent[i])
+    assert seen == {"random", "greedy"}
 
 
 def test_learner_rewards_add_up_to_its_sides_game_points():
