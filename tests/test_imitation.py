@@ -78,6 +78,50 @@ def test_train_warm_starts_once_and_resume_keeps_it(tmp_path):
     assert json.loads((config.run_dir / STATE).read_text())["warm_start"] == warm
 
 
+def test_saved_demonstrations_are_cloned_again_without_playing(tmp_path, monkeypatch):
+    demos_file = tmp_path / "demos" / "heuristic.npz"
+    clone_it = [
+        "warm_start.teacher=heuristic",
+        "warm_start.games=4",
+        f"warm_start.demos={demos_file}",
+    ]
+    first = tiny(tmp_path, *clone_it, "run_name=first")
+    train(first)
+    assert demos_file.is_file()
+    saved = json.loads((first.run_dir / STATE).read_text())["warm_start"]
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("the saved demonstrations should have been used")
+
+    monkeypatch.setattr("train.ppo.collect", no_games)
+    second = tiny(tmp_path, *clone_it, "run_name=second")
+    train(second)
+    again = json.loads((second.run_dir / STATE).read_text())["warm_start"]
+    assert again["samples"] == saved["samples"] and again["games"] == saved["games"]
+
+    other = tiny(tmp_path, *clone_it, "run_name=third", "warm_start.games=5")
+    with pytest.raises(ValueError, match=r"other settings \(games: 4 there, 5 here\)"):
+        train(other)
+    (tmp_path / "junk.npz").write_bytes(b"not numpy")
+    junk = tiny(
+        tmp_path, *clone_it[:2], f"warm_start.demos={tmp_path / 'junk.npz'}", "run_name=junk"
+    )
+    with pytest.raises(ValueError, match=r"junk\.npz: not a demonstrations file"):
+        train(junk)
+
+
+def test_the_search_teacher_takes_its_settings_from_the_config():
+    from train.imitation import make_teacher
+
+    table = Table.from_env(raw_env())
+    teacher = make_teacher("search", table, seed=0, samples=16, stock_max=10)
+    assert (teacher.samples, teacher.stock_max) == (16, 10)
+    config = load_config(
+        "configs/default.yaml", ["warm_start.search_samples=16", "warm_start.search_stock_max=10"]
+    )
+    assert (config.warm_start.search_samples, config.warm_start.search_stock_max) == (16, 10)
+
+
 @pytest.mark.parametrize(
     ("override", "message"),
     [
@@ -86,6 +130,8 @@ def test_train_warm_starts_once_and_resume_keeps_it(tmp_path):
         ("warm_start.workers=0", "warm_start.workers must be at least 1"),
         ("warm_start.games=0", "warm_start.games must be at least 1"),
         ("warm_start.epoch=3", "unknown config key.*warm_start.epoch"),
+        ("warm_start.search_samples=0", "warm_start.search_samples must be at least 1"),
+        ("warm_start.search_stock_max=-1", "warm_start.search_stock_max must be 0 or more"),
     ],
 )
 def test_bad_warm_start_settings_are_refused(override, message):

@@ -61,6 +61,12 @@ class WarmStartConfig:
     epochs: int = 10
     batch_size: int = 1024
     learning_rate: float = 1e-3
+    search_samples: int = 8  # the search teacher's re-deals per move
+    search_stock_max: int = 6  # the search teacher looks ahead from this stock size down
+    # An .npz of the teacher's games: read when it exists (it must have been collected with
+    # these settings), otherwise collected and written there, so a slow teacher's games can be
+    # cloned again without playing them again. "" keeps them in memory only.
+    demos: str = ""
 
 
 @dataclass
@@ -198,6 +204,7 @@ def _check_values(c: TrainConfig) -> None:
         "warm_start.epochs": c.warm_start.epochs,
         "warm_start.batch_size": c.warm_start.batch_size,
         "warm_start.workers": c.warm_start.workers,
+        "warm_start.search_samples": c.warm_start.search_samples,
     }
     for key, value in positive.items():
         if value < 1:
@@ -221,6 +228,11 @@ def _check_values(c: TrainConfig) -> None:
         raise ValueError(
             f"warm_start.teacher names {c.warm_start.teacher!r}; valid: "
             f'{", ".join(TEACHERS)}, or "" for no warm start'
+        )
+    if c.warm_start.search_stock_max < 0:
+        raise ValueError(
+            f"config key warm_start.search_stock_max must be 0 or more, not "
+            f"{c.warm_start.search_stock_max}"
         )
     if c.warm_start.opponent not in AGENT_NAMES:
         raise ValueError(

@@ -14,9 +14,12 @@ so PPO's first advantages are not noise that would undo the cloning.
 from __future__ import annotations
 
 import functools
+import json
 import multiprocessing as mp
+import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -45,6 +48,38 @@ class Demonstrations:
     def __len__(self) -> int:
         return len(self.actions)
 
+    def save(self, path: Path, settings: dict) -> None:
+        """Write the demonstrations and the settings they were collected with (atomically)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        arrays = {f.name: getattr(self, f.name) for f in fields(self)}
+        np.savez_compressed(tmp, settings=json.dumps(settings, sort_keys=True), **arrays)
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: Path, settings: dict) -> Demonstrations:
+        """Read demonstrations saved by :meth:`save`; ValueError if the file is not one, or was
+        collected with other settings (naming them)."""
+        try:
+            with np.load(path) as data:
+                saved = json.loads(str(data["settings"]))
+                demos = cls(**{f.name: data[f.name] for f in fields(cls)})
+        except (OSError, KeyError, ValueError) as exc:
+            raise ValueError(f"{path}: not a demonstrations file ({exc})") from None
+        expected = json.loads(json.dumps(settings, sort_keys=True))  # tuples read back as lists
+        differ = sorted(
+            k for k in expected.keys() | saved.keys() if saved.get(k) != expected.get(k)
+        )
+        if differ:
+            detail = ", ".join(
+                f"{k}: {saved.get(k)!r} there, {expected.get(k)!r} here" for k in differ
+            )
+            raise ValueError(
+                f"{path} holds demonstrations collected with other settings ({detail}); "
+                "delete it or point warm_start.demos elsewhere"
+            )
+        return demos
+
 
 TEACHERS = (*AGENT_NAMES, "search")
 
@@ -59,10 +94,11 @@ class _Scripted:
         return int(self.agent.act(observation, action_mask))
 
 
-def make_teacher(name: str, table: Table, seed: int):
-    """A scripted agent by name, or ``"search"``: HeuristicAgent improved by rollouts."""
+def make_teacher(name: str, table: Table, seed: int, samples: int = 8, stock_max: int = 6):
+    """A scripted agent by name, or ``"search"``: HeuristicAgent improved by rollouts
+    (``samples`` re-deals per move once the stock is down to ``stock_max``)."""
     if name == "search":
-        return SearchTeacher(table, seed=seed)
+        return SearchTeacher(table, samples=samples, stock_max=stock_max, seed=seed)
     return _Scripted(make_agent(name, table, seed=seed))
 
 
@@ -77,22 +113,24 @@ def collect(
     privileged: bool = False,
     opponent: str = "heuristic",
     workers: int = 1,
+    search: tuple[int, int] = (8, 6),
 ) -> Demonstrations:
     """Play at least ``games`` whole games of ``teacher`` against ``opponent``, seen from the
     learner's seats of a :class:`SelfPlayVecEnv` (rewards transformed, and the hidden state
     appended if ``privileged``, as in training). The teacher reads the public part.
-    ``workers`` > 1 splits the games over that many processes.
+    ``workers`` > 1 splits the games over that many processes. ``search`` is the search
+    teacher's (re-deals per move, stock size it starts at).
 
     Games still running when the count is reached are dropped: their returns are unknown.
     """
     args = (env_kwargs, teacher, games, gamma, reward_transform, num_envs, seed, privileged)
     if workers > 1:
-        return _collect_in_parallel(args, opponent, workers)
+        return _collect_in_parallel(args, opponent, workers, search)
     pool = PoolSpec(scripted={opponent: 1.0}, reward_transform=reward_transform)
     vec = SelfPlayVecEnv(num_envs, env_kwargs, pool, None, 0, seed, privileged)
     table = Table.from_env(raw_env(**env_kwargs))
     public = table.obs_size
-    teachers = [make_teacher(teacher, table, seed + i) for i in range(num_envs)]
+    teachers = [make_teacher(teacher, table, seed + i, *search) for i in range(num_envs)]
     envs = vec.envs_in_process()
     running: list[list[tuple]] = [[] for _ in range(num_envs)]
     finished: list[tuple] = []
@@ -125,12 +163,22 @@ def collect(
     )
 
 
-def _collect_in_parallel(args: tuple, opponent: str, workers: int) -> Demonstrations:
+def _collect_in_parallel(
+    args: tuple, opponent: str, workers: int, search: tuple[int, int]
+) -> Demonstrations:
     """Each process plays its share of the games from its own seed; the parts are joined."""
     env_kwargs, teacher, games, gamma, transform, num_envs, seed, privileged = args
     share = -(-games // workers)
     part = functools.partial(
-        collect, env_kwargs, teacher, share, gamma, transform, num_envs, opponent=opponent
+        collect,
+        env_kwargs,
+        teacher,
+        share,
+        gamma,
+        transform,
+        num_envs,
+        opponent=opponent,
+        search=search,
     )
     seeds = [seed + 1000 * w for w in range(workers)]
     with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:

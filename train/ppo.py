@@ -33,7 +33,7 @@ from agents.policy import load_model
 from crates_env.actions import NUM_ACTIONS
 from train.config import TrainConfig
 from train.evaluate import EvalConfig, format_report, run, summarize
-from train.imitation import clone, collect
+from train.imitation import Demonstrations, clone, collect
 from train.selfplay import PoolSpec, SelfPlayVecEnv, observation_space_of
 
 LATEST, BEST, STATE = "latest.zip", "best.zip", "state.json"
@@ -308,18 +308,25 @@ def warm_start(model: MaskablePPO, config: TrainConfig) -> dict:
     """Clone the configured teacher into the fresh model; the numbers go to state.json."""
     ws = config.warm_start
     start = time.perf_counter()
-    demos = collect(
-        config.env_kwargs(),
-        ws.teacher,
-        ws.games,
-        config.ppo.gamma,
-        reward_transform=config.reward_transform,
-        num_envs=config.num_envs,
-        seed=config.seed,
-        privileged=config.privileged_critic,
-        opponent=ws.opponent,
-        workers=ws.workers,
-    )
+    settings = demo_settings(config)
+    if ws.demos and Path(ws.demos).exists():
+        demos = Demonstrations.load(Path(ws.demos), settings)
+    else:
+        demos = collect(
+            config.env_kwargs(),
+            ws.teacher,
+            ws.games,
+            config.ppo.gamma,
+            reward_transform=config.reward_transform,
+            num_envs=config.num_envs,
+            seed=config.seed,
+            privileged=config.privileged_critic,
+            opponent=ws.opponent,
+            workers=ws.workers,
+            search=(ws.search_samples, ws.search_stock_max),
+        )
+        if ws.demos:
+            demos.save(Path(ws.demos), settings)
     stats = clone(model.policy, demos, ws.epochs, ws.batch_size, ws.learning_rate, config.seed)
     report = {"teacher": ws.teacher, **vars(stats), "seconds": time.perf_counter() - start}
     print(
@@ -328,6 +335,26 @@ def warm_start(model: MaskablePPO, config: TrainConfig) -> dict:
         f"{report['seconds']:.0f} s"
     )
     return report
+
+
+def demo_settings(config: TrainConfig) -> dict:
+    """What the teacher's demonstrations depend on: a saved file is reused only if they match."""
+    ws = config.warm_start
+    settings = {
+        "teacher": ws.teacher,
+        "opponent": ws.opponent,
+        "games": ws.games,
+        "workers": ws.workers,
+        "env": config.env_kwargs(),
+        "gamma": config.ppo.gamma,
+        "reward_transform": config.reward_transform,
+        "privileged": config.privileged_critic,
+        "num_envs": config.num_envs,
+        "seed": config.seed,
+    }
+    if ws.teacher == "search":
+        settings["search"] = [ws.search_samples, ws.search_stock_max]
+    return settings
 
 
 def final_table(config: TrainConfig, checkpoint: Path) -> str:
