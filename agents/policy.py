@@ -95,11 +95,9 @@ def load_model(path: str | Path, device: str = "cpu", env: Any = None) -> Any:
 
     try:
         model = MaskablePPO.load(path, env=env, device=device)
-    except ValueError as exc:
-        if env is None:
-            raise ValueError(f"{path}: not a MaskablePPO checkpoint ({exc})") from exc
-        raise ValueError(f"{path}: does not fit this environment ({exc})") from None
     except Exception as exc:  # sb3 raises many kinds on a foreign or damaged archive
+        if env is not None and isinstance(exc, ValueError):  # SB3's check of the spaces
+            raise ValueError(f"{path}: does not fit this environment ({exc})") from None
         raise ValueError(f"{path}: not a MaskablePPO checkpoint ({exc})") from exc
     if not isinstance(model.policy, MaskableActorCriticPolicy):
         raise ValueError(

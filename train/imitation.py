@@ -94,11 +94,11 @@ class _Scripted:
         return int(self.agent.act(observation, action_mask))
 
 
-def make_teacher(name: str, table: Table, seed: int, samples: int = 8, stock_max: int = 6):
+def make_teacher(name: str, table: Table, seed: int, **search):
     """A scripted agent by name, or ``"search"``: HeuristicAgent improved by rollouts
-    (``samples`` re-deals per move once the stock is down to ``stock_max``)."""
+    (``search`` holds SearchTeacher's options, e.g. ``samples`` and ``stock_max``)."""
     if name == "search":
-        return SearchTeacher(table, samples=samples, stock_max=stock_max, seed=seed)
+        return SearchTeacher(table, seed=seed, **search)
     return _Scripted(make_agent(name, table, seed=seed))
 
 
@@ -113,13 +113,13 @@ def collect(
     privileged: bool = False,
     opponent: str = "heuristic",
     workers: int = 1,
-    search: tuple[int, int] = (8, 6),
+    search: dict | None = None,
 ) -> Demonstrations:
     """Play at least ``games`` whole games of ``teacher`` against ``opponent``, seen from the
     learner's seats of a :class:`SelfPlayVecEnv` (rewards transformed, and the hidden state
     appended if ``privileged``, as in training). The teacher reads the public part.
-    ``workers`` > 1 splits the games over that many processes. ``search`` is the search
-    teacher's (re-deals per move, stock size it starts at).
+    ``workers`` > 1 splits the games over that many processes. ``search`` holds the search
+    teacher's options (``samples``, ``stock_max``; its defaults when None).
 
     Games still running when the count is reached are dropped: their returns are unknown.
     """
@@ -130,7 +130,7 @@ def collect(
     vec = SelfPlayVecEnv(num_envs, env_kwargs, pool, None, 0, seed, privileged)
     table = Table.from_env(raw_env(**env_kwargs))
     public = table.obs_size
-    teachers = [make_teacher(teacher, table, seed + i, *search) for i in range(num_envs)]
+    teachers = [make_teacher(teacher, table, seed + i, **(search or {})) for i in range(num_envs)]
     envs = vec.envs_in_process()
     running: list[list[tuple]] = [[] for _ in range(num_envs)]
     finished: list[tuple] = []
@@ -164,7 +164,7 @@ def collect(
 
 
 def _collect_in_parallel(
-    args: tuple, opponent: str, workers: int, search: tuple[int, int]
+    args: tuple, opponent: str, workers: int, search: dict | None
 ) -> Demonstrations:
     """Each process plays its share of the games from its own seed; the parts are joined."""
     env_kwargs, teacher, games, gamma, transform, num_envs, seed, privileged = args

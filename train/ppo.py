@@ -323,7 +323,7 @@ def warm_start(model: MaskablePPO, config: TrainConfig) -> dict:
             privileged=config.privileged_critic,
             opponent=ws.opponent,
             workers=ws.workers,
-            search=(ws.search_samples, ws.search_stock_max),
+            search={"samples": ws.search_samples, "stock_max": ws.search_stock_max},
         )
         if ws.demos:
             demos.save(Path(ws.demos), settings)
