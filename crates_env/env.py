@@ -22,6 +22,7 @@ from .observation import Observer
 from .rules import Ruleset, make_ruleset
 
 REWARD_MODES = ("points", "relative", "win")
+REWARD_TIMINGS = ("hand", "event")
 ONE_CARD_MODES = ("action", "auto")
 ILLEGAL_MODES = ("raise", "terminate")
 
@@ -57,8 +58,11 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
     ``deal_schedule=[1]``), ``render_mode`` (``"ansi"`` or ``"human"``), ``reward_mode``
     (``"points"``: minus own side's points this hand; ``"relative"``: mean of the opponents'
     points minus own; ``"win"``: a terminal reward by final rank, +1 best to -1 worst),
-    ``reward_scale`` (multiplies every reward) and ``one_card`` (``"action"``: announcing is a
-    decision; ``"auto"``: the environment announces whenever it is allowed).
+    ``reward_scale`` (multiplies every reward), ``reward_timing`` (``"hand"``: a hand's points
+    on the step that ends it; ``"event"``: a shuffle pressure's points on the step it is taken,
+    the rest when the hand ends, so each hand adds up the same) and ``one_card``
+    (``"action"``: announcing is a decision; ``"auto"``: the environment announces whenever it
+    is allowed).
     """
 
     metadata = {  # noqa: RUF012 - PettingZoo reads a class attribute
@@ -76,10 +80,19 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         reward_mode: str = "points",
         reward_scale: float = 1.0,
         one_card: str = "action",
+        reward_timing: str = "hand",
         **options,
     ) -> None:
         EzPickle.__init__(
-            self, preset, num_players, render_mode, reward_mode, reward_scale, one_card, **options
+            self,
+            preset,
+            num_players,
+            render_mode,
+            reward_mode,
+            reward_scale,
+            one_card,
+            reward_timing,
+            **options,
         )
         super().__init__()
         if render_mode not in (None, *self.metadata["render_modes"]):
@@ -90,6 +103,11 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
             raise ValueError(
                 f"reward_mode={reward_mode!r} is not valid; use one of {', '.join(REWARD_MODES)}"
             )
+        if reward_timing not in REWARD_TIMINGS:
+            raise ValueError(
+                f"reward_timing={reward_timing!r} is not valid; use one of "
+                f"{', '.join(REWARD_TIMINGS)}"
+            )
         if one_card not in ONE_CARD_MODES:
             raise ValueError(
                 f"one_card={one_card!r} is not valid; use one of {', '.join(ONE_CARD_MODES)}"
@@ -98,6 +116,9 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         self.render_mode = render_mode
         self.reward_mode = reward_mode
         self.reward_scale = float(reward_scale)
+        # "event": a pressure is paid the moment it is taken, so the decision that caused it is
+        # not credited only at the end of the hand, behind the luck of everybody's cards.
+        self.pressures_at_once = reward_timing == "event" and reward_mode != "win"
         self.auto_announce = one_card == "auto"
         self.observer = Observer(self.rules)
         n = self.rules.num_players
@@ -144,6 +165,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
+        self._paid = [0] * self.rules.num_teams  # pressure points of this hand already rewarded
         self._auto_announce()
         self._after_move(0)
         if self.render_mode == "human":
@@ -178,8 +200,11 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         g = self.game
         finished = g.results[results_before:]
         for result in finished:
-            for agent, reward in self._hand_rewards(result).items():
-                self.rewards[agent] += reward
+            self._reward_unpaid(result.team_points)
+            self._paid = [0] * len(self._paid)
+        if self.pressures_at_once and not g.game_over:
+            self._reward_unpaid(g.pressure_points)  # the hand in play: its pressures so far
+            self._paid = list(g.pressure_points)
         if finished:
             summary = [hand_summary(r, self.rules) for r in finished]
             for a in self.agents:
@@ -197,22 +222,22 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
             self.agent_selection = self.possible_agents[g.to_play]
         self._accumulate_rewards()
 
-    def _hand_rewards(self, result: HandResult) -> dict[str, float]:
-        if self.reward_mode == "win":
-            return {}
+    def _reward_unpaid(self, hand_points: list[int]) -> None:
+        """Add every agent's reward for ``hand_points`` (per team, this hand's so far), less the
+        pressure points already paid for the hand."""
+        points = [p - paid for p, paid in zip(hand_points, self._paid, strict=True)]
+        if self.reward_mode == "win" or not any(points):
+            return
         team_of = self.rules.team_of
         # Points are a cost, except in crazy_eights where the winner collects them.
         sign = 1.0 if self.rules.higher_score_wins else -1.0
-        points = result.team_points
-        rewards = {}
         for agent in self.agents:
             own = team_of(self.agent_seat[agent])
             value = sign * points[own]
             if self.reward_mode == "relative":
                 others = [p for t, p in enumerate(points) if t != own]
                 value -= sign * sum(others) / len(others)
-            rewards[agent] = value * self.reward_scale
-        return rewards
+            self.rewards[agent] += value * self.reward_scale
 
     def _final_rewards(self) -> dict[str, float]:
         """+1 for the best final standing down to -1 for the worst; ties share their ranks."""

@@ -325,13 +325,18 @@ def test_win_mode_gives_nothing_per_hand():
     assert "hands" in env.infos["player_0"]
 
 
+@pytest.mark.parametrize("reward_timing", ["hand", "event"])
 @pytest.mark.parametrize("reward_mode", ["points", "relative"])
 @pytest.mark.parametrize(("preset", "n"), [("crates", 4), ("crates", 3), ("kreights", 4)])
-def test_rewards_sum_to_the_final_scores_over_random_games(preset, n, reward_mode):
-    """What each agent collects through ``last()`` over a game adds up to its side's result;
-    partners receive equal rewards at every step."""
+def test_rewards_sum_to_the_final_scores_over_random_games(preset, n, reward_mode, reward_timing):
+    """What each agent collects through ``last()`` over a game adds up to its side's result,
+    whenever pressures are paid; partners receive equal rewards at every step."""
     env = crates_v0.env(
-        preset=preset, num_players=n, deal_schedule=[4, 2, 1], reward_mode=reward_mode
+        preset=preset,
+        num_players=n,
+        deal_schedule=[8, 4, 2, 1],
+        reward_mode=reward_mode,
+        reward_timing=reward_timing,
     )
     rules = env.unwrapped.rules
     rng = np.random.default_rng(3)
@@ -356,6 +361,40 @@ def test_rewards_sum_to_the_final_scores_over_random_games(preset, n, reward_mod
                 assert totals[a] == pytest.approx(-own)
             else:
                 assert totals[a] == pytest.approx(sum(others) / len(others) - own)
+
+
+@pytest.mark.parametrize(
+    ("reward_mode", "expected"), [("points", [-5, 0, -5, 0]), ("relative", [-5, 5, -5, 5])]
+)
+def test_event_timing_pays_a_pressure_on_the_step_it_is_taken(reward_mode, expected):
+    """p0 cannot follow JC with the stock empty: it draws, takes its side's first pressure (5)
+    and the hand goes on with the reshuffled QC and KC. With ``reward_timing="event"`` the 5
+    points are paid on that step; the hand's end pays the cards only."""
+    env = crates_v0.raw_env(reward_mode=reward_mode, reward_timing="event", deal_schedule=[4])
+    env.reset(seed=0)
+    g = env.game
+    hands = [["4H", "5H"], ["6D", "7D"], ["10S", "4S"], ["5D", "AC"]]
+    g.set_position(hands, stock=[], discard=["KC", "QC", "JC"], turn=0)
+    env.agent_selection = "player_0"
+    act(env, "draw")
+    assert g.events[-3:] == ["pressure p0 +5", "reshuffle 2", "p0 draws 1"]
+    assert [env.rewards[a] for a in AGENTS4] == expected
+    assert not g.results
+    paid = dict(zip(AGENTS4, expected, strict=True))
+    while not g.results:
+        obs = env.observe(env.agent_selection)
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        for a in AGENTS4:
+            paid[a] += env.rewards[a]
+    points = g.results[0].team_points
+    sign = {"points": lambda own, other: -own, "relative": lambda own, other: other - own}
+    want = [sign[reward_mode](points[s % 2], points[1 - s % 2]) for s in range(4)]
+    assert [paid[a] for a in AGENTS4] == want
+
+
+def test_bad_reward_timing_names_the_choices():
+    with pytest.raises(ValueError, match=r"reward_timing='later'.*hand, event"):
+        crates_v0.raw_env(reward_timing="later")
 
 
 # --- 4. hand summaries in infos ------------------------------------------------------------------

@@ -56,6 +56,7 @@ def test_default_config_loads_and_overrides_apply():
         (["preset=nope"], "unknown preset"),
         (["rules={standig_jokers: true}", "preset=kreights"], "standig_jokers"),
         (["reward_mode=money"], "reward_mode"),
+        (["reward_timing=later"], "reward_timing .later. is not one of hand, event"),
         (["eval.baselines=[oracle]"], "oracle"),
         (["num_envs"], "key=value"),
     ],

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from crates_env.env import REWARD_MODES
+from crates_env.env import REWARD_MODES, REWARD_TIMINGS
 from crates_env.rules import make_ruleset
 
 
@@ -78,6 +78,9 @@ class TrainConfig:
     rules: dict[str, Any] = field(default_factory=dict)
     reward_mode: str = "points"
     reward_scale: float = 0.01
+    # "event": a shuffle pressure is rewarded on the step it is taken (the cards at the end of
+    # the hand), so PPO credits the move that caused it; "hand": everything at the hand's end.
+    reward_timing: str = "hand"
     # Pressures double, so one game's points can run into the millions: "symlog" trains on
     # sign(r) * log(1 + |r|) of each reward (evaluation always counts raw points).
     reward_transform: str = "symlog"
@@ -109,6 +112,7 @@ class TrainConfig:
             "num_players": self.num_players,
             "reward_mode": self.reward_mode,
             "reward_scale": self.reward_scale,
+            "reward_timing": self.reward_timing,
             "one_card": self.one_card,
             **self.rules,
         }
@@ -189,6 +193,10 @@ def _check_values(c: TrainConfig) -> None:
         raise ValueError(f"reward_transform {c.reward_transform!r} is not one of none, symlog")
     if c.reward_mode not in REWARD_MODES:
         raise ValueError(f"reward_mode {c.reward_mode!r} is not one of {', '.join(REWARD_MODES)}")
+    if c.reward_timing not in REWARD_TIMINGS:
+        raise ValueError(
+            f"reward_timing {c.reward_timing!r} is not one of {', '.join(REWARD_TIMINGS)}"
+        )
     positive = {
         "num_envs": c.num_envs,
         "total_steps": c.total_steps,
