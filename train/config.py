@@ -81,6 +81,11 @@ class TrainConfig:
     # "event": a shuffle pressure is rewarded on the step it is taken (the cards at the end of
     # the hand), so PPO credits the move that caused it; "hand": everything at the hand's end.
     reward_timing: str = "hand"
+    # Charge each shuffle pressure, on the spot, its expected cost to the rest of the game (every
+    # later pressure of the side doubles): potential-based shaping, train/shaping.py. The
+    # expected counts come from pressure_shaping_games games of HeuristicAgent, measured once.
+    pressure_shaping: bool = False
+    pressure_shaping_games: int = 300
     # Pressures double, so one game's points can run into the millions: "symlog" trains on
     # sign(r) * log(1 + |r|) of each reward (evaluation always counts raw points).
     reward_transform: str = "symlog"
@@ -197,8 +202,18 @@ def _check_values(c: TrainConfig) -> None:
         raise ValueError(
             f"reward_timing {c.reward_timing!r} is not one of {', '.join(REWARD_TIMINGS)}"
         )
+    if c.pressure_shaping:
+        from train.shaping import check_shapeable
+
+        check_shapeable(make_ruleset(c.preset, c.num_players, **c.rules), c.reward_mode)
+        if c.reward_transform != "none":
+            raise ValueError(
+                "pressure_shaping needs reward_transform: none (the shaping is exact only on "
+                "the rewards themselves)"
+            )
     positive = {
         "num_envs": c.num_envs,
+        "pressure_shaping_games": c.pressure_shaping_games,
         "total_steps": c.total_steps,
         "checkpoint_every": c.checkpoint_every,
         "ppo.n_steps": c.ppo.n_steps,

@@ -29,6 +29,7 @@ from agents import AGENT_NAMES, Table, make_agent
 from crates_env.env import raw_env
 from train.search import SearchTeacher
 from train.selfplay import PoolSpec, SelfPlayVecEnv
+from train.shaping import PressureShaping
 
 
 @dataclass
@@ -114,19 +115,25 @@ def collect(
     opponent: str = "heuristic",
     workers: int = 1,
     search: dict | None = None,
+    shaping: PressureShaping | None = None,
 ) -> Demonstrations:
     """Play at least ``games`` whole games of ``teacher`` against ``opponent``, seen from the
     learner's seats of a :class:`SelfPlayVecEnv` (rewards transformed, and the hidden state
     appended if ``privileged``, as in training). The teacher reads the public part.
     ``workers`` > 1 splits the games over that many processes. ``search`` holds the search
-    teacher's options (``samples``, ``stock_max``; its defaults when None).
+    teacher's options (``samples``, ``stock_max``; its defaults when None). ``shaping`` shapes
+    the rewards (and so the returns the critic learns) as in training.
 
     Games still running when the count is reached are dropped: their returns are unknown.
     """
     args = (env_kwargs, teacher, games, gamma, reward_transform, num_envs, seed, privileged)
     if workers > 1:
-        return _collect_in_parallel(args, opponent, workers, search)
-    pool = PoolSpec(scripted={opponent: 1.0}, reward_transform=reward_transform)
+        return _collect_in_parallel(args, opponent, workers, search, shaping)
+    pool = PoolSpec(
+        scripted={opponent: 1.0},
+        reward_transform=reward_transform,
+        shaping=shaping,
+    )
     vec = SelfPlayVecEnv(num_envs, env_kwargs, pool, None, 0, seed, privileged)
     table = Table.from_env(raw_env(**env_kwargs))
     public = table.obs_size
@@ -164,7 +171,11 @@ def collect(
 
 
 def _collect_in_parallel(
-    args: tuple, opponent: str, workers: int, search: dict | None
+    args: tuple,
+    opponent: str,
+    workers: int,
+    search: dict | None,
+    shaping: PressureShaping | None,
 ) -> Demonstrations:
     """Each process plays its share of the games from its own seed; the parts are joined."""
     env_kwargs, teacher, games, gamma, transform, num_envs, seed, privileged = args
@@ -179,6 +190,7 @@ def _collect_in_parallel(
         num_envs,
         opponent=opponent,
         search=search,
+        shaping=shaping,
     )
     seeds = [seed + 1000 * w for w in range(workers)]
     with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:

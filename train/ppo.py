@@ -31,10 +31,12 @@ from stable_baselines3.common.logger import HParam
 from agents.networks import PrivilegedCriticPolicy
 from agents.policy import load_model
 from crates_env.actions import NUM_ACTIONS
+from crates_env.rules import make_ruleset
 from train.config import TrainConfig
 from train.evaluate import EvalConfig, format_report, run, summarize
 from train.imitation import Demonstrations, clone, collect
 from train.selfplay import PoolSpec, SelfPlayVecEnv, observation_space_of
+from train.shaping import PressureShaping
 
 LATEST, BEST, STATE = "latest.zip", "best.zip", "state.json"
 
@@ -61,7 +63,7 @@ def make_policy(observation_space, action_space, config: TrainConfig) -> Maskabl
     return cls(observation_space, action_space, lambda _: 0.0, **kwargs)
 
 
-def make_vec_env(config: TrainConfig) -> SelfPlayVecEnv:
+def make_vec_env(config: TrainConfig, shaping: PressureShaping | None = None) -> SelfPlayVecEnv:
     env_kwargs = config.env_kwargs()
     obs_space = observation_space_of(env_kwargs, config.privileged_critic)
     factory = functools.partial(make_policy, obs_space, spaces.Discrete(NUM_ACTIONS), config)
@@ -70,6 +72,7 @@ def make_vec_env(config: TrainConfig) -> SelfPlayVecEnv:
         snapshot_weight=config.opponents.snapshot_weight,
         max_snapshots=config.opponents.max_snapshots,
         reward_transform=config.reward_transform,
+        shaping=shaping,
     )
     return SelfPlayVecEnv(
         config.num_envs,
@@ -259,12 +262,15 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     # The cores the game workers leave free go to torch (PPO updates dominate the time).
     torch.set_num_threads(max(1, usable_cores() - config.workers))
-    vec = make_vec_env(config)
+    state = (
+        json.loads((run_dir / STATE).read_text()) if resume and (run_dir / STATE).exists() else {}
+    )
+    shaping = pressure_shaping(config, state)
+    vec = make_vec_env(config, shaping)
     try:
         if resume:
             model = load_model(run_dir / LATEST, env=vec)
             model.tensorboard_log = str(run_dir / "tb")  # the checkpoint remembers where it was
-            state = json.loads((run_dir / STATE).read_text()) if (run_dir / STATE).exists() else {}
             for path in state.get("snapshots", [])[-config.opponents.max_snapshots :]:
                 vec.add_snapshot(torch.load(run_dir / path, weights_only=True))
         else:
@@ -279,9 +285,8 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
                 verbose=0,
                 **vars(config.ppo),
             )
-            state = {}
             if config.warm_start.teacher:
-                state["warm_start"] = warm_start(model, config)
+                state["warm_start"] = warm_start(model, config, shaping)
         state.setdefault("snapshots", [])
         atomic_write(run_dir / "config.json", json.dumps(config.as_dict(), indent=2))
         callbacks = [
@@ -304,7 +309,30 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
     return run_dir / LATEST
 
 
-def warm_start(model: MaskablePPO, config: TrainConfig) -> dict:
+def pressure_shaping(config: TrainConfig, state: dict) -> PressureShaping | None:
+    """The run's pressure shaping (None when off): measured at the start of the run and kept in
+    ``state`` (state.json), so a resumed run shapes its rewards exactly as before."""
+    if not config.pressure_shaping:
+        return None
+    rules = make_ruleset(config.preset, config.num_players, **config.rules)
+    if "pressure_shaping" not in state:
+        start = time.perf_counter()
+        _, later = PressureShaping.measure(
+            config.env_kwargs(), config.pressure_shaping_games, config.seed
+        )
+        state["pressure_shaping"] = later
+        first = PressureShaping.from_counts(rules, later, config.reward_mode, 1.0).future(0, 0)
+        print(
+            f"pressure shaping: {config.pressure_shaping_games} HeuristicAgent games "
+            f"({time.perf_counter() - start:.0f} s); a side's first pressure in the first hand "
+            f"costs 5 + {first:.0f} points of its later pressures"
+        )
+    return PressureShaping.from_counts(
+        rules, state["pressure_shaping"], config.reward_mode, config.reward_scale
+    )
+
+
+def warm_start(model: MaskablePPO, config: TrainConfig, shaping: PressureShaping | None) -> dict:
     """Clone the configured teacher into the fresh model; the numbers go to state.json."""
     ws = config.warm_start
     start = time.perf_counter()
@@ -324,6 +352,7 @@ def warm_start(model: MaskablePPO, config: TrainConfig) -> dict:
             opponent=ws.opponent,
             workers=ws.workers,
             search={"samples": ws.search_samples, "stock_max": ws.search_stock_max},
+            shaping=shaping,
         )
         if ws.demos:
             demos.save(Path(ws.demos), settings)
@@ -354,6 +383,8 @@ def demo_settings(config: TrainConfig) -> dict:
     }
     if ws.teacher == "search":
         settings["search"] = [ws.search_samples, ws.search_stock_max]
+    if config.pressure_shaping:  # the returns the critic learns are shaped
+        settings["pressure_shaping"] = config.pressure_shaping_games
     return settings
 
 

@@ -30,6 +30,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from agents import Table, make_agent
 from crates_env.actions import NUM_ACTIONS
 from crates_env.env import legal_mask, raw_env
+from train.shaping import PressureShaping
 
 
 @dataclass
@@ -40,6 +41,7 @@ class PoolSpec:
     snapshot_weight: float = 0.0  # total weight of the snapshots, shared equally
     max_snapshots: int = 5
     reward_transform: str = "none"  # "symlog": sign(r) * log1p(|r|), tames doubling pressures
+    shaping: PressureShaping | None = None  # pressures charged their cost to the game
 
 
 class OpponentPool:
@@ -103,6 +105,7 @@ class GameBatch:
         self.returns = [0.0] * count
         self.lengths = [0] * count
         self.pending_reward = [0.0] * count
+        self.potential = [0.0] * count  # the shaping potential at the learner's last decision
         self._blank = np.zeros(self.envs[0].observer.size, dtype=np.float32)
 
     # -------------------------------------------------------------- episodes
@@ -129,6 +132,7 @@ class GameBatch:
         self._advance()
         for i in range(len(self.envs)):
             self._deal_until_live(i)
+            self.potential[i] = self._potential(i)
         return self._observe_all()
 
     def _deal_until_live(self, i: int) -> None:
@@ -151,8 +155,13 @@ class GameBatch:
         dones = np.zeros(len(self.envs), dtype=bool)
         infos: list[dict] = [{} for _ in self.envs]
         symlog = self.pool.spec.reward_transform == "symlog"
+        shaping = self.pool.spec.shaping
         for i, env in enumerate(self.envs):
             reward = self.pending_reward[i]
+            if shaping is not None:
+                now = self._potential(i)
+                reward += now - self.potential[i]
+                self.potential[i] = now
             rewards[i] = np.sign(reward) * np.log1p(abs(reward)) if symlog else reward
             self.pending_reward[i] = 0.0
             self.returns[i] += float(rewards[i])
@@ -161,6 +170,7 @@ class GameBatch:
                 dones[i] = True
                 infos[i] = self._final_info(i)
                 self._deal_until_live(i)
+                self.potential[i] = self._potential(i)
         obs, masks = self._observe_all()
         return obs, rewards, dones, infos, masks
 
@@ -184,6 +194,13 @@ class GameBatch:
                 "pressures": sum(r.pressures[side] for r in g.results),
             },
         }
+
+    def _potential(self, i: int) -> float:
+        """The pressure-shaping potential of game ``i`` for the learner's side (0 unshaped)."""
+        shaping = self.pool.spec.shaping
+        if shaping is None:
+            return 0.0
+        return shaping.potential(self.envs[i].game, self.rules.team_of(min(self.learner[i])))
 
     # -------------------------------------------------------------- opponents
     def _learner_agent(self, i: int) -> str:
