@@ -34,7 +34,9 @@ def play(deal: int, teacher_side: int, teacher: SearchTeacher, heuristic: Heuris
         obs = env.observe(env.possible_agents[g.to_play])
         o, m = obs["observation"], obs["action_mask"]
         mover = teacher if env.rules.team_of(g.to_play) == teacher_side else None
-        g.apply(mover.act_in(env, o, m) if mover else int(heuristic.act(o, m)))
+        # Through the environment, which calls "one card" (one_card="auto") as in training and
+        # in `crates eval`: applied to the engine directly, the call would be a move to search.
+        env.step(mover.act_in(env, o, m) if mover else int(heuristic.act(o, m)))
     other = 1 - teacher_side
     return (
         g.scores[teacher_side],
