@@ -314,22 +314,20 @@ def pressure_shaping(config: TrainConfig, state: dict) -> PressureShaping | None
     ``state`` (state.json), so a resumed run shapes its rewards exactly as before."""
     if not config.pressure_shaping:
         return None
-    rules = make_ruleset(config.preset, config.num_players, **config.rules)
-    if "pressure_shaping" not in state:
-        start = time.perf_counter()
-        _, later = PressureShaping.measure(
-            config.env_kwargs(), config.pressure_shaping_games, config.seed
-        )
-        state["pressure_shaping"] = later
-        first = PressureShaping.from_counts(rules, later, config.reward_mode, 1.0).future(0, 0)
-        print(
-            f"pressure shaping: {config.pressure_shaping_games} HeuristicAgent games "
-            f"({time.perf_counter() - start:.0f} s); a side's first pressure in the first hand "
-            f"costs 5 + {first:.0f} points of its later pressures"
-        )
-    return PressureShaping.from_counts(
-        rules, state["pressure_shaping"], config.reward_mode, config.reward_scale
+    if "pressure_shaping" in state:
+        rules = make_ruleset(config.preset, config.num_players, **config.rules)
+        later = state["pressure_shaping"]
+        return PressureShaping.from_counts(rules, later, config.reward_mode, config.reward_scale)
+    start = time.perf_counter()
+    shaping, state["pressure_shaping"] = PressureShaping.measure(
+        config.env_kwargs(), config.pressure_shaping_games, config.seed
     )
+    print(
+        f"pressure shaping: {config.pressure_shaping_games} HeuristicAgent games "
+        f"({time.perf_counter() - start:.0f} s); a side's first pressure in the first hand "
+        f"costs 5 + {shaping.future(0, 0):.0f} points of its later pressures"
+    )
+    return shaping
 
 
 def warm_start(model: MaskablePPO, config: TrainConfig, shaping: PressureShaping | None) -> dict:
