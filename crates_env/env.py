@@ -6,6 +6,7 @@ reward for a hand on the step that ends it, whoever acted, and partners share th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
@@ -228,15 +229,9 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         points = [p - paid for p, paid in zip(hand_points, self._paid, strict=True)]
         if self.reward_mode == "win" or not any(points):
             return
-        team_of = self.rules.team_of
-        # Points are a cost, except in crazy_eights where the winner collects them.
-        sign = 1.0 if self.rules.higher_score_wins else -1.0
+        r = self.rules
         for agent in self.agents:
-            own = team_of(self.agent_seat[agent])
-            value = sign * points[own]
-            if self.reward_mode == "relative":
-                others = [p for t, p in enumerate(points) if t != own]
-                value -= sign * sum(others) / len(others)
+            value = side_reward(points, r.team_of(self.agent_seat[agent]), self.reward_mode, r)
             self.rewards[agent] += value * self.reward_scale
 
     def _final_rewards(self) -> dict[str, float]:
@@ -312,6 +307,18 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
 
     def close(self) -> None:
         pass
+
+
+def side_reward(points: Sequence[float], team: int, reward_mode: str, rules: Ruleset) -> float:
+    """What per-team ``points`` are worth to side ``team`` (unscaled), by ``reward_mode``:
+    "points", minus its own; "relative", that less minus the others' mean. Points are a cost,
+    except where the winner collects them (crazy_eights)."""
+    sign = 1.0 if rules.higher_score_wins else -1.0
+    value = sign * points[team]
+    if reward_mode == "relative":
+        others = [p for t, p in enumerate(points) if t != team]
+        value -= sign * sum(others) / len(others)
+    return value
 
 
 def final_standing(g: Game) -> list[float]:

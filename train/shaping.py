@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents import HeuristicAgent, Table
+from crates_env.env import legal_mask, raw_env, side_reward
 from crates_env.game import Game
 from crates_env.rules import Ruleset
 from crates_env.scoring import pressure_value
@@ -37,11 +39,12 @@ MAX_TAKEN = 60  # pressures a side may have taken before the table stops growing
 class PressureShaping:
     """``cost[k][h]``: expected points of a side's pressures in the hands after hand ``h``
     (0-based), when it has taken ``k`` so far; ``mode`` is the reward mode ("points",
-    "relative"); ``scale`` is the environment's ``reward_scale``."""
+    "relative"); ``scale`` is the environment's ``reward_scale``; ``rules`` the table's."""
 
     cost: list[list[float]]
     mode: str
     scale: float
+    rules: Ruleset
 
     @classmethod
     def from_counts(
@@ -51,14 +54,12 @@ class PressureShaping:
         values = np.array([pressure_value(n, rules.pressure) for n in range(1, 2 * MAX_TAKEN)])
         # cumulative[k, m]: points of the pressures k+1 .. k+m
         cumulative = np.concatenate([[0.0], np.cumsum(values)])
-        cost = []
-        for k in range(MAX_TAKEN + 1):
-            row = []
-            for samples in later:
-                m = np.minimum(np.asarray(samples, dtype=int), MAX_TAKEN - 1)
-                row.append(float(np.mean(cumulative[k + m] - cumulative[k])) if len(m) else 0.0)
-            cost.append(row)
-        return cls(cost, mode, scale)
+        counts = [np.minimum(np.asarray(s, dtype=int), MAX_TAKEN - 1) for s in later]
+        cost = [
+            [float(np.mean(cumulative[k + m] - cumulative[k])) if len(m) else 0.0 for m in counts]
+            for k in range(MAX_TAKEN + 1)
+        ]
+        return cls(cost, mode, scale, rules)
 
     @classmethod
     def measure(
@@ -66,9 +67,6 @@ class PressureShaping:
     ) -> tuple[PressureShaping, list[list[int]]]:
         """Play ``games`` games of HeuristicAgent in every seat and count, for each hand, the
         pressures each side took after it. Returns the shaping and those counts (to store)."""
-        from agents import HeuristicAgent, Table
-        from crates_env.env import legal_mask, raw_env
-
         env = raw_env(**env_kwargs)
         rules = env.rules
         check_shapeable(rules, env.reward_mode)
@@ -98,12 +96,9 @@ class PressureShaping:
         """The shaping potential of ``g`` for side ``team``, in reward units."""
         if g.game_over:
             return 0.0
-        counts, hand = g.pressure_count, g.hand_index
-        own = self.future(counts[team], hand)
-        if self.mode == "points":
-            return -own * self.scale
-        others = [self.future(c, hand) for t, c in enumerate(counts) if t != team]
-        return (sum(others) / len(others) - own) * self.scale
+        future = [self.future(taken, g.hand_index) for taken in g.pressure_count]
+        # the later pressures are points to come, valued as the rewards value points
+        return side_reward(future, team, self.mode, self.rules) * self.scale
 
 
 def check_shapeable(rules: Ruleset, reward_mode: str) -> None:
