@@ -52,6 +52,7 @@ class NullEnv(gym.Env):
 
 def timed_learn(env, config, steps: int) -> float:
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     model = MaskablePPO(
         "MlpPolicy",
@@ -61,6 +62,7 @@ def timed_learn(env, config, steps: int) -> float:
         device="cpu",
         **vars(config.ppo),
     )
+    model.set_logger(Logger(folder=None, output_formats=[]))  # no empty SB3-* folder in /tmp
     model.learn(config.ppo.n_steps * config.num_envs)  # warm up (worker start, first rollout)
     start = time.perf_counter()
     model.learn(steps, reset_num_timesteps=False)

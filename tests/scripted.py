@@ -36,6 +36,7 @@ def tiny_maskable_ppo(steps: int):
     one thread for the test's duration."""
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     from crates_env.wrappers import CratesGymEnv
 
@@ -46,6 +47,8 @@ def tiny_maskable_ppo(steps: int):
         model = MaskablePPO(
             "MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu"
         )
+        # SB3 left on its own makes an empty log folder in the system's temp dir every learn()
+        model.set_logger(Logger(folder=None, output_formats=[]))
         model.learn(steps)
     finally:
         torch.set_num_threads(threads)
