@@ -4,7 +4,7 @@ The teacher needs the engine to look ahead, so it cannot sit in ``crates eval`` 
 agents observations only); this script plays the same duplicate scheme: every deal twice, the
 teacher's side swapped, HeuristicAgent on the other side, 4-player crates.
 
-    python benchmarks/search_teacher.py --deals 100 [--samples 8] [--stock-max 6]
+    python benchmarks/search_teacher.py --deals 100 [--samples 8] [--stock-max 6] [--save t.npy]
 """
 
 from __future__ import annotations
@@ -57,6 +57,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--samples", type=int, default=8, help="re-deals per move")
     p.add_argument("--stock-max", type=int, default=6, help="search from this stock size down")
     p.add_argument("--seed", type=int, default=1000, help="first deal's seed")
+    p.add_argument(
+        "--save",
+        type=Path,
+        help=".npy for each deal's totals (search, heuristic points and "
+        "pressures over its two games), so runs on several cores can be pooled",
+    )
     args = p.parse_args(argv)
     table = Table.from_env(raw_env())
     teacher = SearchTeacher(table, samples=args.samples, stock_max=args.stock_max, seed=0)
@@ -77,6 +83,8 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:  # a long run stopped by hand still reports the deals played
         print(f"stopped after {len(games)} deals")
     t = np.array(games, dtype=float)
+    if args.save:
+        np.save(args.save, t)
     diff = t[:, 0] - t[:, 1]
     print(
         f"relative {diff.mean() / t[:, 1].mean():+.1%}, paired t p = "
