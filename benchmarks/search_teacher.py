@@ -5,6 +5,7 @@ agents observations only); this script plays the same duplicate scheme: every de
 teacher's side swapped, HeuristicAgent on the other side, 4-player crates.
 
     python benchmarks/search_teacher.py --deals 100 [--samples 8] [--stock-max 6] [--save t.npy]
+    python benchmarks/search_teacher.py --pool a.npy b.npy    # one report on saved runs
 """
 
 from __future__ import annotations
@@ -63,7 +64,11 @@ def main(argv: list[str] | None = None) -> None:
         help=".npy for each deal's totals (search, heuristic points and "
         "pressures over its two games), so runs on several cores can be pooled",
     )
+    p.add_argument("--pool", type=Path, nargs="+", help="report on saved runs instead of playing")
     args = p.parse_args(argv)
+    if args.pool:
+        report(np.concatenate([np.load(f) for f in args.pool]))
+        return
     table = Table.from_env(raw_env())
     teacher = SearchTeacher(table, samples=args.samples, stock_max=args.stock_max, seed=0)
     heuristic = HeuristicAgent(table)
@@ -73,23 +78,32 @@ def main(argv: list[str] | None = None) -> None:
         for deal in range(args.seed, args.seed + args.deals):
             both = [play(deal, side, teacher, heuristic) for side in (0, 1)]
             games.append(np.sum(both, axis=0))  # the deal's two games, sides swapped
-            t = np.array(games)
-            print(
-                f"{len(games)} deals: search {t[:, 0].mean() / 2:,.0f} vs heuristic "
-                f"{t[:, 1].mean() / 2:,.0f} points/game, pressures {t[:, 2].mean() / 2:.2f} vs "
-                f"{t[:, 3].mean() / 2:.2f}, {time.perf_counter() - start:.0f} s",
-                flush=True,
-            )
+            print(f"{summary(np.array(games))}, {time.perf_counter() - start:.0f} s", flush=True)
     except KeyboardInterrupt:  # a long run stopped by hand still reports the deals played
         print(f"stopped after {len(games)} deals")
     t = np.array(games, dtype=float)
     if args.save:
         np.save(args.save, t)
+    report(t)
+
+
+def summary(t: np.ndarray) -> str:
+    """Means per game of a (deals, 4) array of each deal's two-game totals."""
+    return (
+        f"{len(t)} deals: search {t[:, 0].mean() / 2:,.0f} vs heuristic "
+        f"{t[:, 1].mean() / 2:,.0f} points/game, pressures {t[:, 2].mean() / 2:.2f} vs "
+        f"{t[:, 3].mean() / 2:.2f}"
+    )
+
+
+def report(t: np.ndarray) -> None:
     diff = t[:, 0] - t[:, 1]
+    print(summary(t))
     print(
         f"relative {diff.mean() / t[:, 1].mean():+.1%}, paired t p = "
         f"{stats.ttest_1samp(diff, 0).pvalue:.3g}, signed-rank p = "
-        f"{stats.wilcoxon(diff).pvalue:.3g}"
+        f"{stats.wilcoxon(diff).pvalue:.3g}, search's side lower in "
+        f"{(diff < 0).mean():.1%} of deals"
     )
 
 
