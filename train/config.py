@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from crates_env.env import REWARD_MODES, REWARD_TIMINGS
-from crates_env.rules import make_ruleset
+from crates_env.rules import Ruleset, make_ruleset
 
 
 @dataclass
@@ -111,6 +111,10 @@ class TrainConfig:
     def run_dir(self) -> Path:
         return Path(self.runs_dir) / self.run_name
 
+    def ruleset(self) -> Ruleset:
+        """The table's rules (ValueError for a bad preset, player count or rule)."""
+        return make_ruleset(self.preset, self.num_players, **self.rules)
+
     def env_kwargs(self) -> dict[str, Any]:
         return {
             "preset": self.preset,
@@ -193,7 +197,7 @@ def _coerce(value: Any, default: Any, key: str) -> Any:
 
 
 def _check_values(c: TrainConfig) -> None:
-    make_ruleset(c.preset, c.num_players, **c.rules)  # raises for bad rules
+    rules = c.ruleset()  # raises for bad rules
     if c.reward_transform not in ("none", "symlog"):
         raise ValueError(f"reward_transform {c.reward_transform!r} is not one of none, symlog")
     if c.reward_mode not in REWARD_MODES:
@@ -205,7 +209,7 @@ def _check_values(c: TrainConfig) -> None:
     if c.pressure_shaping:
         from train.shaping import check_shapeable
 
-        check_shapeable(make_ruleset(c.preset, c.num_players, **c.rules), c.reward_mode)
+        check_shapeable(rules, c.reward_mode)
         if c.reward_transform != "none":
             raise ValueError(
                 "pressure_shaping needs reward_transform: none (the shaping is exact only on "

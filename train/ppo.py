@@ -31,7 +31,6 @@ from stable_baselines3.common.logger import HParam
 from agents.networks import PrivilegedCriticPolicy
 from agents.policy import load_model
 from crates_env.actions import NUM_ACTIONS
-from crates_env.rules import make_ruleset
 from train.config import TrainConfig
 from train.evaluate import EvalConfig, format_report, run, summarize
 from train.imitation import Demonstrations, clone, collect
@@ -315,9 +314,10 @@ def pressure_shaping(config: TrainConfig, state: dict) -> PressureShaping | None
     if not config.pressure_shaping:
         return None
     if "pressure_shaping" in state:
-        rules = make_ruleset(config.preset, config.num_players, **config.rules)
         later = state["pressure_shaping"]
-        return PressureShaping.from_counts(rules, later, config.reward_mode, config.reward_scale)
+        return PressureShaping.from_counts(
+            config.ruleset(), later, config.reward_mode, config.reward_scale
+        )
     start = time.perf_counter()
     shaping, state["pressure_shaping"] = PressureShaping.measure(
         config.env_kwargs(), config.pressure_shaping_games, config.seed

@@ -132,14 +132,14 @@ class GameBatch:
         self._advance()
         for i in range(len(self.envs)):
             self._deal_until_live(i)
-            self.potential[i] = self._potential(i)
         return self._observe_all()
 
     def _deal_until_live(self, i: int) -> None:
         """A game that ended before the learner's decision (tiny schedules) holds nothing to
-        learn: deal the next one."""
+        learn: deal the next one. The learner's episode starts from the live game's potential."""
         for _ in range(1000):
             if not self.envs[i].game.game_over:
+                self.potential[i] = self._potential(i)
                 return
             self._new_game(i)
             self._advance([i])
@@ -170,7 +170,6 @@ class GameBatch:
                 dones[i] = True
                 infos[i] = self._final_info(i)
                 self._deal_until_live(i)
-                self.potential[i] = self._potential(i)
         obs, masks = self._observe_all()
         return obs, rewards, dones, infos, masks
 
