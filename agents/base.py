@@ -16,7 +16,7 @@ import numpy as np
 
 from crates_env.cards import EIGHT, JOKER, NINE, NUM_KINDS
 from crates_env.observation import Observer
-from crates_env.rules import Ruleset, make_ruleset
+from crates_env.rules import CardFunction, Ruleset, make_ruleset
 from crates_env.scoring import card_points, score_kinds
 
 
@@ -62,11 +62,11 @@ class Table:
     kind_copies: tuple[int, ...] = (1,) * 52 + (0,)
     preset: str = "crates"
     engine: str = "crates"  # "crates" for the Crates family, "eights" for Crazy Eights relatives
-    seven_hits: str = "nbo"  # "nbo": the next player but one takes a card; "next": the next one
-    jack_hits_prev: bool = False  # 2/3-player Boston J: the previous player takes a card
-    queen_draws_two: bool = False
-    craits_face_cards: bool = False
+    # what each card kind does (Crates family): who draws how many, who plays next
+    card_functions: tuple[CardFunction, ...] = ()
     wild_ranks: tuple[int, ...] = (EIGHT, NINE)
+    # the divisor each slice was stored with (``decode`` multiplies it back); 1 when absent
+    scales: Mapping[str, float] = field(default_factory=dict)
     # The ruleset itself, to score a hand exactly (threes covering, all-threes hands, ...).
     rules: Ruleset | None = field(default=None, repr=False, compare=False)
 
@@ -85,19 +85,18 @@ class Table:
         if len(kind_points) == NUM_KINDS:  # the rank table plus per-kind exceptions (zimbabwe A♠)
             points = tuple(kind_points)
         engine = getattr(rules, "engine", "crates")
+        observer = Observer(rules)
         return cls(
-            layout=Observer(rules).layout(),
+            layout=observer.layout(),
             num_players=rules.num_players,
             partnerships=rules.partnerships,
             card_points=points,
             kind_copies=tuple(rules.deck.copies(k) for k in range(NUM_KINDS)),
             preset=rules.preset,
             engine=engine,
-            seven_hits=rules.seven_hits,
-            jack_hits_prev=rules.jack_hits_prev,
-            queen_draws_two=rules.queen_draws_two,
-            craits_face_cards=rules.craits_face_cards,
+            card_functions=rules.card_functions,
             wild_ranks=(EIGHT, NINE) if engine == "crates" else (EIGHT,),
+            scales=observer.scales(),
             rules=rules,
         )
 
@@ -135,8 +134,17 @@ class Table:
         return observation[start:stop]
 
     def scalar(self, observation: np.ndarray, name: str) -> float:
-        """The value of a one-entry slice (``count``, ``clockwise``, ...)."""
+        """The value of a one-entry slice (``count``, ``clockwise``, ...), as stored."""
         return float(self.slice(observation, name)[0])
+
+    def decode(self, observation: np.ndarray, name: str) -> np.ndarray:
+        """The named slice in its own units (cards, points, pressures): the stored value times
+        the scale it was divided by (``crates_env.observation.SLICES``)."""
+        return self.slice(observation, name) * self.scales.get(name, 1.0)
+
+    def counts(self, observation: np.ndarray, name: str) -> list[int]:
+        """A slice of whole numbers (hand sizes, the count, cards in the stock), decoded."""
+        return [round(float(x)) for x in self.decode(observation, name)]
 
     def hand_kinds(self, observation: np.ndarray) -> list[int]:
         """The kinds held, one entry per card (two decks may hold two copies of a kind)."""

@@ -14,27 +14,19 @@ import numpy as np
 from crates_env import Decision
 from crates_env.actions import ANNOUNCE, DRAW, SUIT
 from crates_env.cards import (
-    ACE,
-    FIVE,
     FOUR,
-    JACK,
     JOKER,
     NUM_KINDS,
-    QUEEN,
     SEVEN,
     SIX,
-    SPADES,
     TEN,
     TWO,
-    make_kind,
     rank_of,
     suit_of,
 )
+from crates_env.rules import COUNT_PIPS
 
 from .base import BaseAgent, Table
-
-QUEEN_OF_SPADES = make_kind(QUEEN, SPADES)
-PIPS = {ACE: 1, TWO: 2}  # what an ace and a deuce add to the count
 
 
 def legal_actions(action_mask: np.ndarray) -> np.ndarray:
@@ -139,17 +131,17 @@ class Position:
             if turn:
                 dummy = np.rint(table.slice(obs, "dummy_hand")).astype(int)
                 hand = [int(k) for k in np.repeat(np.arange(NUM_KINDS), np.maximum(dummy, 0))]
-        sizes = [round(x * 10) for x in table.slice(obs, "hand_sizes")]
-        pressure = [x * 100 for x in table.slice(obs, "next_pressure")]
+        sizes = table.counts(obs, "hand_sizes")
+        pressure = list(table.decode(obs, "next_pressure"))
         return cls(
             hand=hand,
             suit=int(np.argmax(suit)) if suit.any() else None,
             rank=int(np.argmax(rank)) if rank.any() else None,
-            count=round(table.scalar(obs, "count") * 12),
+            count=table.counts(obs, "count")[0],
             clockwise=table.scalar(obs, "clockwise") > 0.5,
             sizes=sizes[turn:] + sizes[:turn],
             played=np.rint(table.slice(obs, "played")).astype(int),
-            stock=round(table.scalar(obs, "stock_size") * table.deck_size),
+            stock=table.counts(obs, "stock_size")[0],
             next_pressure=pressure[turn:] + pressure[:turn],
             decision=_decision(table, obs),
         )
@@ -350,21 +342,10 @@ class HeuristicAgent(BaseAgent):
         return self._side(slot) * self._threat(pos.sizes[slot])
 
     def _draws(self, kind: int, pos: Position) -> list[tuple[int, int]]:
-        """(slot, cards) each player takes because of the card, in the order they draw."""
-        rank, t = rank_of(kind), self.table
-        if rank == FIVE:
-            return [(self._slot(i, pos), 1) for i in range(1, self.n)]
-        if rank == SEVEN:
-            return [(self._slot(1 if t.seven_hits == "next" else 2, pos), 1)]
-        if rank == JACK and t.craits_face_cards:
-            return [(self._slot(1, pos), 2)]
-        if rank == JACK and t.jack_hits_prev:
-            return [(self._slot(-1, pos), 1)]
-        if kind == QUEEN_OF_SPADES and t.craits_face_cards:
-            return [(self._slot(1, pos), 5)]
-        if rank == QUEEN and t.queen_draws_two:
-            return [(self._slot(1, pos), 2)]
-        return []
+        """(slot, cards) each player takes because of the card, in the order they draw (a run
+        of craits jacks counted as one)."""
+        draws = self.table.card_functions[kind].draws
+        return [(self._slot(seats_on, pos), cards) for seats_on, cards in draws]
 
     def _pressure(self, draws: list[tuple[int, int]], pos: Position) -> float:
         """The shuffle pressure lands on whoever draws past the end of the stock."""
@@ -401,8 +382,8 @@ class HeuristicAgent(BaseAgent):
             # A forced draw from a short stock is a shuffle pressure: a wild prevents it.
             short = pos.next_pressure[0] if pos.stock <= self.n else 0.0
             return -(self.WILD_KEEP + small) * calm - short
-        if kind != JOKER and rank_of(kind) in PIPS:
-            answers = sum(1 for k in rest if k != JOKER and rank_of(k) in PIPS)
+        if kind != JOKER and rank_of(kind) in COUNT_PIPS:
+            answers = sum(1 for k in rest if k != JOKER and rank_of(k) in COUNT_PIPS)
             return -self.COUNT_KEEP * calm if answers == 0 else -2.0 * calm
         return 0.0
 
@@ -426,7 +407,7 @@ class HeuristicAgent(BaseAgent):
             if kind == JOKER:  # bounces the same count back to the previous player
                 target, total = self._slot(-1, pos), pos.count
             else:
-                target, total = self._slot(1, pos), pos.count + PIPS.get(rank_of(kind), 0)
+                target, total = self._slot(1, pos), pos.count + COUNT_PIPS.get(rank_of(kind), 0)
             return self.table.card_points[kind] + self._side(target) * 5.0 * total
 
         return max(sorted(set(cards)), key=value)

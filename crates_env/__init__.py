@@ -12,9 +12,13 @@ from .actions import (
     parse_action,
 )
 from .cards import card_code, parse_card, parse_cards
-from .game import Decision, Game, HandResult, IllegalActionError
+from .crates import CratesGame
+from .eights import EightsGame
+from .events import Event
+from .game import Decision, Game, HandResult, IllegalActionError, new_game
 from .rules import PRESETS, Ruleset, make_ruleset
 from .scoring import pressure_value, score_hand
+from .view import PublicView
 
 
 def _register_gymnasium() -> None:
@@ -38,14 +42,19 @@ __all__ = [
     "REVERSE_ONCE",
     "REVERSE_PERMANENT",
     "STOP",
+    "CratesGame",
     "Decision",
+    "EightsGame",
+    "Event",
     "Game",
     "HandResult",
     "IllegalActionError",
+    "PublicView",
     "Ruleset",
     "action_name",
     "card_code",
     "make_ruleset",
+    "new_game",
     "parse_action",
     "parse_card",
     "parse_cards",

@@ -17,7 +17,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import ANNOUNCE, NUM_ACTIONS, action_name, parse_action
-from .cards import SUIT_SYMBOLS, pretty
+from .cards import SUIT_SYMBOLS, SUITS, card_code, pretty
 from .game import Decision, Game, HandResult
 from .observation import Observer
 from .rules import Ruleset, make_ruleset
@@ -30,9 +30,10 @@ ILLEGAL_MODES = ("raise", "terminate")
 
 def legal_mask(g: Game) -> np.ndarray:
     """The int8 action mask of the seat to play in ``g`` (``observe`` gives it to that agent)."""
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    mask[g.legal_actions()] = 1
-    return mask
+    mask = bytearray(NUM_ACTIONS)  # filled in Python and wrapped: faster than numpy indexing
+    for action in g.legal_actions():
+        mask[action] = 1
+    return np.frombuffer(mask, dtype=np.int8)
 
 
 def env(**kwargs) -> AECEnv:
@@ -181,13 +182,13 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         self._clear_rewards()
         self.infos = {a: {} for a in self.agents}
         g = self.game
-        results_before = len(g.results)
+        hands_before = g.hand_index
         try:
             g.apply(action)
         except ValueError as exc:  # name the agent too; the engine names the action and the legal
             raise ValueError(f"{agent}: {exc}") from None
         self._auto_announce()
-        self._after_move(results_before)
+        self._after_move(hands_before)
         if self.render_mode == "human":
             self.render()
 
@@ -196,21 +197,25 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         while self.auto_announce and g.decision is not None and ANNOUNCE in g.legal_actions():
             g.apply(ANNOUNCE)
 
-    def _after_move(self, results_before: int) -> None:
-        """Hand out the rewards of every hand finished since ``results_before``; pick the agent."""
+    def _after_move(self, hands_before: int) -> None:
+        """Hand out the rewards of every hand finished since hand ``hands_before`` was being
+        played; pick the agent."""
         g = self.game
-        finished = g.results[results_before:]
+        done = g.hand_index - hands_before
+        finished = g.results[-done:] if done else []
         for result in finished:
             self._reward_unpaid(result.team_points)
             self._paid = [0] * len(self._paid)
-        if self.pressures_at_once and not g.game_over:
-            self._reward_unpaid(g.pressure_points)  # the hand in play: its pressures so far
-            self._paid = list(g.pressure_points)
+        over = g.game_over
+        if self.pressures_at_once and not over:
+            charged = g.pressure_points  # the hand in play: its pressures so far
+            self._reward_unpaid(charged)
+            self._paid = charged
         if finished:
             summary = [hand_summary(r, self.rules) for r in finished]
             for a in self.agents:
                 self.infos[a]["hands"] = summary
-        if g.game_over:
+        if over:
             if self.reward_mode == "win" and not g.truncated:
                 for agent, reward in self._final_rewards().items():
                     self.rewards[agent] += reward
@@ -250,12 +255,10 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         g = self.game
-        seat = self.agent_seat[agent]
-        if g.decision is not None and g.to_play == seat:
-            mask = legal_mask(g)
-        else:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": self.observer.encode(g, seat), "action_mask": mask}
+        view = g.view(self.agent_seat[agent])
+        mine = view.to_play == view.seat  # to_play is None once the game is over
+        mask = legal_mask(g) if mine else np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return {"observation": self.observer.encode(view), "action_mask": mask}
 
     def observation_layout(self) -> dict[str, tuple[int, int]]:
         """Name -> (start, stop) of each slice of ``observe(agent)["observation"]``."""
@@ -275,31 +278,33 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
 
     def public_state(self) -> dict[str, Any]:
         """What every player at the table can see."""
-        g = self.game
+        v = self.game.view(0)
+        team_of = self.rules.team_of
+        seats = range(self.rules.num_players)
         return {
-            "hand_sizes": g.hand_sizes,
-            "stock_size": len(g.stock),
-            "discard_size": len(g.discard),
-            "top_card": g.top_card,
-            "current_suit": g.current_suit,
-            "direction": g.direction,
-            "count": g.count,
-            "scores": g.seat_scores(),
-            "pressures": [g.pressure_count[self.rules.team_of(s)] for s in range(g.n)],
-            "hand_index": g.hand_index,
-            "deal_size": g.deal_size,
-            "dealer": g.dealer,
-            "to_play": None if g.decision is None else g.to_play,
-            "decision": None if g.decision is None else g.decision.name.lower(),
-            "penalty_owed": list(g.penalty_owed),
-            "stars": list(g.stars),
+            "hand_sizes": list(v.sizes),
+            "stock_size": v.stock_size,
+            "discard_size": v.discard_size,
+            "top_card": None if v.top is None else card_code(v.top),
+            "current_suit": None if v.suit is None else SUITS[v.suit],
+            "direction": v.direction,
+            "count": v.count,
+            "scores": [v.scores[team_of(s)] for s in seats],
+            "pressures": [v.pressures[team_of(s)] for s in seats],
+            "hand_index": v.hand_index,
+            "deal_size": v.deal_size,
+            "dealer": v.dealer,
+            "to_play": v.to_play,
+            "decision": None if v.decision is None else v.decision.name.lower(),
+            "penalty_owed": list(v.penalty_owed),
+            "stars": list(v.stars),
         }
 
     # ------------------------------------------------------------------ rendering
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
-        text = render_table(self.game, self.rules)
+        text = render_table(self.game)
         if self.render_mode == "human":
             print(text)
             return None
@@ -348,30 +353,31 @@ def hand_summary(result: HandResult, rules: Ruleset) -> dict[str, Any]:
     }
 
 
-def render_table(g: Game, rules: Ruleset, last_events: int = 6) -> str:
+def render_table(g: Game, last_events: int = 6) -> str:
     """A text table of the position: seats, sizes, scores, top card, suit, count, direction."""
-    suit = SUIT_SYMBOLS[g.suit] if g.suit is not None else "-"
-    top = pretty(g.deck.kinds[g.discard[-1]]) if g.discard else "-"
-    arrow = "clockwise" if g.direction == 1 else "counter-clockwise"
+    v, rules = g.view(0), g.rules
+    suit = SUIT_SYMBOLS[v.suit] if v.suit is not None else "-"
+    top = pretty(v.top) if v.top is not None else "-"
+    arrow = "clockwise" if v.direction == 1 else "counter-clockwise"
     lines = [
-        f"{rules.preset} · hand {g.hand_index + 1}/{rules.num_hands} · {g.deal_size} cards dealt"
-        f" · dealer p{g.dealer}",
-        f"top {top}   suit {suit}   {arrow}   stock {len(g.stock)}   discard {len(g.discard)}"
-        + (f"   COUNT {g.count}" if g.count else ""),
+        f"{rules.preset} · hand {v.hand_index + 1}/{rules.num_hands} · {v.deal_size} cards dealt"
+        f" · dealer p{v.dealer}",
+        f"top {top}   suit {suit}   {arrow}   stock {v.stock_size}   discard {v.discard_size}"
+        + (f"   COUNT {v.count}" if v.count else ""),
         "seat  cards  score  pressures",
     ]
-    for s in range(g.n):
+    for s in range(rules.num_players):
         team = rules.team_of(s)
-        mark = ">" if g.decision is not None and g.to_play == s else " "
+        mark = ">" if v.to_play == s else " "
         side = f" (team {team})" if rules.partnerships else ""
-        pressures = g.pressure_count[team]
-        lines.append(f"{mark}p{s}{side:>9}  {g.sizes[s]:>4}  {g.scores[team]:>5}  {pressures:>5}")
-    if g.decision is not None:
+        pressures = v.pressures[team]
+        lines.append(f"{mark}p{s}{side:>9}  {v.sizes[s]:>4}  {v.scores[team]:>5}  {pressures:>5}")
+    if v.decision is not None:
         what = {Decision.PLAY: "to play", Decision.SUIT: "to name a suit"}.get(
-            g.decision, "to name the starter's suit"
+            v.decision, "to name the starter's suit"
         )
-        lines.append(f"p{g.to_play} {what}")
+        lines.append(f"p{v.to_play} {what}")
     else:
         lines.append("game over: winner " + ", ".join(f"#{t}" for t in g.winners()))
-    lines.extend("  " + e for e in g.events[-last_events:])
+    lines.extend("  " + str(e) for e in g.events[-last_events:])
     return "\n".join(lines)

@@ -3,12 +3,15 @@
 A ``Ruleset`` is an immutable, validated description of one rule system. It holds the user-facing
 options (the preset, the player count and every adjunct or interpretation flag of RULES.md §1.14)
 and the concrete rules they resolve to (who a 7 hits, the point table, the three-scoring
-algorithm, the pressure progression, ...). The game engine reads only the resolved fields, so a
-preset is a value, never an ``if preset == ...`` in the engine.
+algorithm, the pressure progression, ...). The game engines read only the resolved fields, so a
+preset is a value, never an ``if preset == ...`` (or a preset-named flag) in an engine.
 
-Two engines play the rule systems (``Ruleset.engine``): ``"crates"`` for the Crates family and
-``"eights"`` for the Crazy Eights family of [003] (``crazy_eights``, ``zimbabwe``), whose card
-functions are described by ``card_roles``, ``demands``, ``wild_kinds`` and ``free_after_kinds``.
+Two engines play the rule systems (``Ruleset.engine``): ``"crates"`` for the Crates family, whose
+card functions are ``card_functions`` (a :class:`CardFunction` per card kind: who draws how many,
+who plays next, does the turn go on), and ``"eights"`` for the Crazy Eights family of [003]
+(``crazy_eights``, ``zimbabwe``), whose card functions are ``card_roles``, ``demands``,
+``wild_kinds`` and ``free_after_kinds``. Procedural rules (the count, Coopers, the transparent
+Joker, one-card calls, penalty cards) are code in the engines, steered by resolved fields.
 
 Build one with ``make_ruleset("kreights", num_players=3, seven_card_format=True)``.
 """
@@ -17,7 +20,26 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 
-from .cards import ACE, EIGHT, JOKER, SPADES, Deck, make_kind, rank_of
+from .cards import (
+    ACE,
+    DIAMONDS,
+    EIGHT,
+    FIVE,
+    FOUR,
+    JACK,
+    JOKER,
+    KING,
+    NUM_KINDS,
+    QUEEN,
+    SEVEN,
+    SIX,
+    SPADES,
+    TEN,
+    TWO,
+    Deck,
+    make_kind,
+    rank_of,
+)
 
 STANDARD_SCHEDULE = (8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8)
 CRAITS_SHORT_SCHEDULE = (8, 7, 6, 5, 4, 3, 2, 1)
@@ -109,6 +131,32 @@ _ZIMBABWE_DEMANDS = (0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5)
 # Only the 8 has a function in the basic game [003:38]; by rank A..K then the (absent) Joker.
 _CRAZY_EIGHTS_ROLES = ("",) * EIGHT + ("declare",) + ("",) * (13 - EIGHT)
 _EIGHTS = tuple(make_kind(EIGHT, s) for s in range(4))
+QUEEN_OF_SPADES = make_kind(QUEEN, SPADES)
+COUNT_PIPS = {ACE: 1, TWO: 2}  # what an ace and a deuce add to the count (RULES.md §1.5)
+SEVEN_OF_DIAMONDS = make_kind(SEVEN, DIAMONDS)
+
+
+@dataclass(frozen=True)
+class CardFunction:
+    """What a card of the Crates family does when played, as data (RULES.md §1.3-1.4).
+
+    Seats are counted in the direction of play from the player of the card: 1 is the next
+    player, 2 the one after, -1 the previous player.
+    """
+
+    draws: tuple[tuple[int, int], ...] = ()  # (seat, cards): who takes how many, in that order
+    per_jack: bool = False  # craits face J: the draw is multiplied by the jacks played in a row
+    # who plays next when the card ends the turn: 2 for a 4 (the next player is skipped) and for
+    # craits' J and Q♠ (their victim loses the turn)
+    next_player: int = 1
+    skips: bool = False  # a 4: the skip is announced ("p1 is skipped")
+    reverses: bool = False  # a 10 reverses the direction of play
+    again: bool = False  # a 6, a craits face K: the player must play again
+    series: int = 0  # craits face K: cards to play after it (the first two have no function)
+    beer: bool = False  # creights 7♦ as the last card: its victim owes a beer [004:21]
+
+
+NO_FUNCTION = CardFunction()
 
 
 @dataclass(frozen=True)
@@ -180,6 +228,15 @@ class Ruleset:
     one_card_last_six: bool = False  # chicago1970: a last-card 6 needs the call
     penalty_drawn_at_end: bool = False  # kreights, creights: an unserved penalty is drawn
     seven_of_diamonds_beer: bool = False  # creights: a last 7♦ earns a beer [004:21]
+    # what each card kind does (Crates family; empty for the eights engine)
+    card_functions: tuple[CardFunction, ...] = field(default=(), repr=False)
+    deal_follows_direction: bool = False  # the deal passes right after a counter-clockwise end
+    free_play_after_count: bool = False  # any card may follow a drawn count (C-13)
+    empty_hand_points: int = 0  # what a seat with no cards scores (craits go-out -10)
+    mulligans: tuple[int, ...] = ()  # seats whose first missed call goes unpunished
+    barometer: bool = False  # log the leader after each hand (cosmetic)
+    call_on_one_card_deal: bool = False  # craits: every player calls on a 1-card deal
+    missed_call: str = "next_turn"  # next_turn: lose it and draw 2 | idiot_card: draw 1 at once
     misplay_card: str = ""  # penalize: expose (kreights penalty cards) | dumbass (creights)
     revoke_points: int = 0  # penalize: points per revoke (kreights)
     dumbass_calls: bool = False  # penalize: an invalid suit call or a needless call costs a card
@@ -416,14 +473,45 @@ def _kind_points(preset: str) -> tuple[int, ...]:
     )
 
 
+def _card_function(kind: int, rs: Ruleset, resolved: dict) -> CardFunction:
+    """What ``kind`` does under ``rs`` (RULES.md §1.3-1.4); the Joker's transparency is code."""
+    if kind == JOKER:
+        return NO_FUNCTION
+    rank, face = rank_of(kind), rs.craits_face_cards
+    if rank == FIVE:  # everybody else takes one, in order of play [000:87]
+        return CardFunction(draws=tuple((i, 1) for i in range(1, rs.num_players)))
+    if rank == SEVEN:
+        beer = resolved["seven_of_diamonds_beer"] and kind == SEVEN_OF_DIAMONDS
+        target = 1 if resolved["seven_hits"] == "next" else 2
+        return CardFunction(draws=((target, 1),), beer=beer)
+    if rank == FOUR:
+        return CardFunction(next_player=2, skips=True)
+    if rank == SIX:
+        return CardFunction(again=True)
+    if rank == TEN:
+        return CardFunction(reverses=True)
+    if rank == JACK and face:  # [002:80]
+        return CardFunction(draws=((1, 2),), per_jack=True, next_player=2)
+    if rank == JACK and resolved["jack_hits_prev"]:
+        return CardFunction(draws=((-1, 1),))
+    if kind == QUEEN_OF_SPADES and face:
+        return CardFunction(draws=((1, 5),), next_player=2)
+    if rank == QUEEN and rs.queen_draws_two:
+        return CardFunction(draws=((1, 2),))
+    if rank == KING and face:
+        return CardFunction(again=True, series=3)
+    return NO_FUNCTION
+
+
 def _crates_rules(rs: Ruleset) -> dict:
-    """Fields of the Crates family's card functions and scoring (RULES.md §1.3-1.15)."""
+    """Fields of the Crates family's card functions and scoring (RULES.md §1.3-1.15); the
+    Crazy Eights family shares the dealing and point fields."""
     n, preset = rs.num_players, rs.preset
     small = n <= 3
     dealer_rule = rs.first_dealer
     if dealer_rule is None:  # kreights [001:19] and craits [002:18] draw for deal
         dealer_rule = "low_card" if preset in ("kreights", "craits") else "random"
-    return {
+    resolved = {
         "dealer_rule": dealer_rule,
         "low_card_ties": "redraw" if preset == "craits" else "suit",
         "points": POINT_TABLES[preset],
@@ -440,7 +528,19 @@ def _crates_rules(rs: Ruleset) -> dict:
         "one_card_last_six": preset == "chicago1970",
         "penalty_drawn_at_end": preset in ("kreights", "creights"),
         "seven_of_diamonds_beer": preset == "creights",
+        "deal_follows_direction": rs.craits_dealer_follows_direction,
+        "free_play_after_count": rs.kreights_free_play_after_count,
+        "empty_hand_points": -10 if rs.craits_go_out_minus_10 else 0,  # C-15
+        "mulligans": tuple(rs.kreights_mulligan),
+        "barometer": rs.kreights_barometer,
+        "call_on_one_card_deal": rs.craits_one_card_on_deal,
+        "missed_call": "idiot_card" if rs.craits_idiot_card else "next_turn",
     }
+    if rs.engine == "crates":
+        resolved["card_functions"] = tuple(
+            _card_function(k, rs, resolved) for k in range(NUM_KINDS)
+        )
+    return resolved
 
 
 def _eights_rules(rs: Ruleset) -> dict:

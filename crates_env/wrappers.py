@@ -176,4 +176,4 @@ class CratesGymEnv(gym.Env):
         g = self.aec.game
         # Once the game is over nobody decides; show the learner's own view.
         seat = self.seat if g.game_over else g.to_play
-        return self.aec.observer.encode(g, seat)
+        return self.aec.observer.encode(g.view(seat))

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import fields
+from functools import cache
 
 from crates_env import Game, parse_action
+from crates_env.events import Event, texts
 
 
 def deal_order(
@@ -73,12 +76,39 @@ def same(a: Sequence[str], b: Sequence[str]) -> bool:
 
 
 def since_setup(log: list[str]) -> list[str]:
-    """The event lines after the last ``position set`` line of a hand log."""
+    """The event lines after the last ``position set`` line of a hand log (as text)."""
     marks = [i for i, line in enumerate(log) if line.startswith("position set")]
     assert marks, log
     return log[marks[-1] + 1 :]
 
 
+def log_texts(logs: list[tuple[Event, ...]]) -> list[list[str]]:
+    """Hand logs as the lines a person reads."""
+    return [texts(log) for log in logs]
+
+
 def last_log(g: Game) -> list[str]:
     """Events of the last finished hand after its scripted position."""
-    return since_setup(g.hand_logs[-1])
+    return since_setup(texts(g.hand_logs[-1]))
+
+
+def snapshot(g: Game) -> tuple:
+    """Everything the game holds: its state value field by field (lists copied, logs by their
+    length: they only grow) and where its random streams stand."""
+    legal = g.legal_actions()  # first: it fills the turn's cache of legal actions
+    parts = []
+    for part in g.state:
+        for name, is_log in _fields_of(type(part)):
+            value = getattr(part, name)
+            if is_log:
+                value = len(value)
+            elif isinstance(value, list | set):
+                value = tuple(value)
+            parts.append(value)
+    streams = tuple(r.bit_generator.state["state"]["state"] for r in (g.rng, g.deal_rng))
+    return parts, legal, streams
+
+
+@cache
+def _fields_of(cls: type) -> tuple[tuple[str, bool], ...]:
+    return tuple((f.name, f.name in ("events", "results", "hand_logs")) for f in fields(cls))

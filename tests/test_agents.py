@@ -73,7 +73,7 @@ def next_on_one(seat0: list[str]):
         ["QS", "AH", "JC", "10H", "5D"],
     ]
     env = position(hands, "KH", NEXT_ON_ONE)
-    assert env.agent_selection == "player_0" and env.game.sizes == [5, 1, 4, 4]
+    assert env.agent_selection == "player_0" and env.game.hand_sizes == [5, 1, 4, 4]
     return env
 
 
@@ -97,7 +97,8 @@ def test_table_from_every_kind_of_env(make_env):
     assert dict(table.layout) == aec.observation_layout()
     assert table.obs_size == aec.observation_space("player_0")["observation"].shape[0]
     assert (table.num_players, table.partnerships, table.partner_slot) == (4, True, 2)
-    assert table.seven_hits == "nbo" and table.deck_size == 52
+    seven = table.card_functions[parse_card("7H")]
+    assert seven.draws == ((2, 1),) and table.deck_size == 52  # the partner takes a card
 
 
 def test_table_from_rules_reads_the_ruleset():
@@ -106,12 +107,14 @@ def test_table_from_rules_reads_the_ruleset():
         make_ruleset("crates", 3, standig_jokers=True, queen_draws_two=True)
     )
     assert not three.partnerships and three.partner_slot is None
-    assert three.seven_hits == "next" and three.jack_hits_prev and three.queen_draws_two
+    functions = {c: three.card_functions[parse_card(c)].draws for c in ("7H", "JH", "QH")}
+    assert functions == {"7H": ((1, 1),), "JH": ((-1, 1),), "QH": ((1, 2),)}
     points = three.card_points
     assert len(points) == 53 and points[parse_card("3H")] == 3 and points[parse_card("8S")] == 50
     assert points[parse_card("JK")] == 40 and three.kind_copies[parse_card("JK")] == 2
     assert Table.from_rules("kreights", 3).card_points[parse_card("9C")] == 40
-    assert Table.from_rules("kreights", 3).seven_hits == "nbo"  # no 3-player change [001:33]
+    seven = Table.from_rules("kreights", 3).card_functions[parse_card("7H")]
+    assert seven.draws == ((2, 1),)  # no 3-player change [001:33]
     with pytest.raises(ValueError, match="preset name"):
         Table.from_rules(make_ruleset("crates"), 3)
 
@@ -303,7 +306,7 @@ def test_rule_5_gives_no_card_to_a_partner_about_to_go_out():
     ]
     moves = ["play JH", "play 6H", "play 6D", "play 6S", "announce", "play KS", "play JS"]
     env = position(hands, "KH", moves)
-    assert env.agent_selection == "player_0" and env.game.sizes[2] == 1
+    assert env.agent_selection == "player_0" and env.game.hand_sizes[2] == 1
     assert choose(heuristic(env), env) == "play JC"
     assert choose(greedy(env), env) == "play 7S"
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import pytest
 
 from crates_env import Decision, Game, IllegalActionError, parse_action
+from crates_env.events import texts
 
-from .scripted import act, last_log, names, new_game, since_setup, stacked
+from .scripted import act, last_log, log_texts, names, new_game, since_setup, stacked
 
 ALL_SUITS = ["suit C", "suit D", "suit H", "suit S"]
 
@@ -51,7 +52,7 @@ def test_tv18_legal_plays_on_six_of_clubs_and_voluntary_draw():
     assert names(g) == ALL_SUITS  # any suit may be declared (C-22), the current one included
     act(g, "suit C")
     assert (g.to_play, g.current_suit, g.top_card) == (1, "C", "8H")
-    assert since_setup(g.events) == ["p0 plays 8H", "p0 names C"]
+    assert since_setup(texts(g.events)) == ["p0 plays 8H", "p0 names C"]
 
 
 def test_tv18_after_an_eight_follow_the_named_suit_or_play_an_eight():
@@ -95,7 +96,7 @@ def test_e64_draw_repeatedly_with_a_legal_play_then_play_the_drawn_card():
     assert names(g) == ["draw", "play 6D", "play 9C"]
     act(g, "play 9C")
     assert g.to_play == 1
-    assert since_setup(g.events) == ["p0 draws 1", "p0 draws 1", "p0 plays 9C"]
+    assert since_setup(texts(g.events)) == ["p0 draws 1", "p0 draws 1", "p0 plays 9C"]
 
 
 def test_c54_empty_stock_with_a_legal_play_must_play():
@@ -118,10 +119,10 @@ def test_no_other_card_has_a_function():
         turn=0,
     )
     act(g, "play 2C", "play QC", "play 5C", "play 4C", "play 9C", "play 3C", "play 10C")
-    assert (g.to_play, g.direction, g.count) == (1, 1, 0)
+    assert (g.to_play, g.direction, g.view(1).count, g.demand) == (1, 1, 0, 0)
     assert g.hand_sizes == [3, 1, 1]
     assert g.stock_cards() == ["9H", "9S"]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 2C",
         "p1 plays QC",
         "p2 plays 5C",
@@ -145,7 +146,7 @@ def test_e62_eight_starter_has_no_declaration_its_printed_suit_stands():
     assert (g.decision, g.to_play) == (Decision.PLAY, 1)  # left of the dealer; no suit call
     assert (g.top_card, g.current_suit) == ("8H", "H")
     assert names(g) == ["draw", "play 9H"]
-    assert g.events == ["hand 1: p0 deals 5 cards each", "p0 turns 8H"]
+    assert texts(g.events) == ["hand 1: p0 deals 5 cards each", "p0 turns 8H"]
 
 
 def test_first_player_is_left_of_the_dealer():
@@ -179,7 +180,7 @@ def test_dv26_winner_collects_the_other_hands_then_the_next_hand_is_dealt():
     # 73 < 150: hands repeat, the deal moving left
     assert not g.game_over
     assert (g.hand_index, g.dealer, g.deal_size, g.hand_sizes) == (1, 1, 5, [5, 5, 5])
-    assert g.events[0] == "hand 2: p1 deals 5 cards each"
+    assert texts(g.events)[0] == "hand 2: p1 deals 5 cards each"
     assert g.to_play == 2
 
 
@@ -250,7 +251,7 @@ def test_e63_blocked_hand_tied_lowest_each_score_the_sum():
 def test_deal_sizes_and_two_decks_above_five_players(n, deal, stock):
     g = Game("crazy_eights", n, seed=4)
     assert g.hand_sizes == [deal] * n
-    assert len(g.stock) == stock
+    assert len(g.stock_cards()) == stock
     assert g.deck.size == (104 if n > 5 else 52)
 
 
@@ -271,5 +272,5 @@ def test_max_hands_guard_truncates_an_open_ended_game():
     act(g, "play 5H")
     assert g.game_over and g.truncated
     assert g.scores == [4, 0, 0]
-    assert g.hand_logs[-1][-1] == "game truncated after 1 hands (max_hands guard)"
+    assert log_texts(g.hand_logs)[-1][-1] == "game truncated after 1 hands (max_hands guard)"
     assert g.winners() == [0]

@@ -13,9 +13,10 @@ from __future__ import annotations
 import pytest
 
 from crates_env import Decision, Game, IllegalActionError, parse_action, parse_card, score_hand
+from crates_env.events import texts
 from crates_env.game import lowest_cards
 
-from .scripted import act, last_log, new_game, since_setup, stacked
+from .scripted import act, last_log, log_texts, new_game, since_setup, stacked
 
 ALL_SUITS = ["suit C", "suit D", "suit H", "suit S"]
 
@@ -114,7 +115,7 @@ def test_dv14_creights_continue_after_crank():
     assert (g.top_card, g.current_suit) == ("2D", "D")
     # normal matching on 2D: a diamond or a 2 (no free play)
     assert g.action_names() == ["play 2C", "play 5D"]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 2S, count 2",
         "p0 is out, the count goes on",
         "p1 plays AS, count 3",
@@ -132,7 +133,7 @@ def test_dv14_craits_continue_after_count_variant_goes_on():
     assert g.hand(0) == ["4C", "5C", "6C", "7C", "10C"]
     assert g.to_play == 1
     assert g.action_names() == ["play 2C", "play 5D"]
-    assert since_setup(g.events)[-1] == "play goes on"
+    assert since_setup(texts(g.events))[-1] == "play goes on"
 
 
 @pytest.mark.parametrize(
@@ -155,7 +156,7 @@ def test_dv14_other_presets_hand_ends_after_count(preset, points, ha_ha):
     assert r.card_points == points
     assert r.ha_ha_no_star is ha_ha
     assert r.stars == [0, 0, 0]
-    assert "play goes on" not in g.hand_logs[-1]
+    assert "play goes on" not in log_texts(g.hand_logs)[-1]
 
 
 # --- DV-15 / DV-16: the one-card call around 6s, per preset ------------------------------------
@@ -259,7 +260,7 @@ def test_dv16_creights_single_cooper_requires_the_call():
     assert g.to_play == 1
     assert g.hand(0) == ["4C", "5C", "7C"]
     assert g.penalty_owed == [False, False, False]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 6S",
         "p0 draws 1",
         "p0 missed the one-card call",
@@ -278,7 +279,7 @@ def test_dv16_creights_single_cooper_with_call_is_clean():
     act(g, "announce", "play 6S", "draw")
     assert g.hand(0) == ["7C"]
     assert g.penalty_owed == [False, False, False]
-    assert since_setup(g.events) == ["p0 announces one card", "p0 plays 6S", "p0 draws 1"]
+    assert since_setup(texts(g.events)) == ["p0 announces one card", "p0 plays 6S", "p0 draws 1"]
 
 
 @pytest.mark.parametrize("preset", ["crates", "kreights", "craits"])
@@ -291,7 +292,7 @@ def test_dv16_contrast_single_cooper_needs_no_call(preset):
     act(g, "play 6S", "draw")
     assert g.hand(0) == ["7C"]
     assert g.penalty_owed == [False, False, False]
-    assert "p0 missed the one-card call" not in g.events
+    assert "p0 missed the one-card call" not in texts(g.events)
 
 
 # --- DV-17: craits idiot card -----------------------------------------------------------------
@@ -315,7 +316,7 @@ def test_dv17_craits_idiot_card_draws_one_at_once_no_forfeit():
     # seat 0's next turn is a normal turn (no forfeit)
     assert g.to_play == 0
     assert g.action_names() == ["play 4C", "announce"]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays KH",
         "p0 missed the one-card call",
         "p0 takes an idiot card",
@@ -364,7 +365,7 @@ def test_dv18_craits_face_jack_run_draws_2_4_6_8():
         "6S",
     ]
     assert g.stock_cards() == ["10H", "QH"]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays JC",
         "p1 draws 2",
         "p2 plays JH",
@@ -387,7 +388,7 @@ def test_dv19_craits_face_queen_of_spades_draws_five_and_skips():
     act(g, "play QS")
     assert g.to_play == 2
     assert g.hand(1) == ["AC", "2C", "3C", "6C", "7C", "KH"]
-    assert since_setup(g.events) == ["p0 plays QS", "p1 draws 5"]
+    assert since_setup(texts(g.events)) == ["p0 plays QS", "p1 draws 5"]
 
 
 def test_dv19_craits_face_other_queens_do_nothing():
@@ -401,7 +402,7 @@ def test_dv19_craits_face_other_queens_do_nothing():
     act(g, "play QH")
     assert g.to_play == 1
     assert g.hand_sizes == [2, 1, 2, 1]
-    assert since_setup(g.events) == ["p0 plays QH"]
+    assert since_setup(texts(g.events)) == ["p0 plays QH"]
 
 
 DV20_HANDS = [["KD", "2D", "6D", "6S", "8C", "9C", "4H"], ["KH", "QH"], ["KS"], ["KC"]]
@@ -425,7 +426,7 @@ def test_dv20_craits_face_king_series_then_third_card_six():
     act(g, "suit H")
     assert (g.to_play, g.current_suit, g.count) == (1, "H", 0)
     assert g.hand(0) == ["9C", "4H"]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays KD",
         "p0 plays 2D",
         "p0 plays 6D",
@@ -455,11 +456,11 @@ def test_dv28_kreights_lowest_card_deals_clubs_lowest():
 def test_dv28_kreights_game_draw_for_deal_picks_the_lowest():
     for seed in range(5):
         g = Game("kreights", 4, seed=seed, deal_schedule=[8])
-        draws = [e for e in g.events if e.endswith(" for deal")]
+        draws = [e for e in texts(g.events) if e.endswith(" for deal")]
         assert len(draws) == 4  # suits break ties: one round always decides
         drawn = {int(e[1]): parse_card(e.split()[2]) for e in draws}
         low = min(drawn, key=lambda s: (drawn[s] % 13, drawn[s] // 13))
-        assert f"p{low} deals" in g.events
+        assert f"p{low} deals" in texts(g.events)
         assert g.dealer == low
 
 
@@ -485,7 +486,7 @@ def test_dv29_wild_nine_starter_suit_choices(preset, choices):
     assert g.action_names() == choices
     act(g, "suit D")
     assert (g.decision, g.to_play, g.current_suit, g.top_card) == (Decision.PLAY, 1, "D", "9H")
-    assert g.events == ["hand 1: p0 deals 1 cards each", "p0 turns 9H", "p0 names D"]
+    assert texts(g.events) == ["hand 1: p0 deals 1 cards each", "p0 turns 9H", "p0 names D"]
     assert g.action_names() == ["play KD"]
 
 
@@ -496,7 +497,7 @@ def test_e26_eight_starter_any_suit_dealer_names(preset):
     assert g.action_names() == ALL_SUITS
     act(g, "suit S")
     assert (g.to_play, g.current_suit) == (2, "S")
-    assert g.events[-2:] == ["p1 turns 8D", "p1 names S"]
+    assert texts(g.events)[-2:] == ["p1 turns 8D", "p1 names S"]
 
 
 @pytest.mark.parametrize(
@@ -590,7 +591,7 @@ def test_e07_count_back_to_out_player_play_goes_on(preset, options):
     assert g.hand(0) == ["4S", "5S", "6S", "7S"]
     assert (g.to_play, g.count, g.top_card) == (1, 0, "AH")
     assert g.action_names() == ["play QH", "play KH", "announce"]
-    assert since_setup(g.events)[-2:] == ["p0 draws 4", "play goes on"]
+    assert since_setup(texts(g.events))[-2:] == ["p0 draws 4", "play goes on"]
 
 
 def test_e07_creights_round_ends_when_someone_still_has_zero():
@@ -607,7 +608,7 @@ def test_e07_creights_round_ends_when_someone_still_has_zero():
     assert r.ended_by == "count"
     assert r.cards_left == [["4S", "5S", "6S", "7S"], [], ["QD", "KD"]]
     assert r.card_points == [100, 0, 20]
-    assert "play goes on" not in g.hand_logs[-1]
+    assert "play goes on" not in log_texts(g.hand_logs)[-1]
 
 
 # --- E-12: a 2 as the starter -------------------------------------------------------------------
@@ -623,7 +624,11 @@ def test_e12_two_starter_opens_count(preset):
     assert g.hand(1) == ["4S", "5S", "JS", "QS", "KS"]
     assert (g.count, g.to_play) == (0, 2)
     assert g.action_names() == ["play 7C"]  # match 2C as usual
-    assert g.events == ["hand 1: p0 deals 3 cards each", "p0 turns 2C, count 2", "p1 draws 2"]
+    assert texts(g.events) == [
+        "hand 1: p0 deals 3 cards each",
+        "p0 turns 2C, count 2",
+        "p1 draws 2",
+    ]
 
 
 def test_e12_two_starter_two_players_count_alternates():
@@ -641,7 +646,7 @@ def test_e12_two_starter_two_players_count_alternates():
     assert g.hand(1) == ["4S", "5S", "6S", "7S", "8S", "KS"]
     assert g.hand_sizes == [1, 6]
     assert (g.count, g.to_play) == (0, 0)
-    assert g.events[1:] == [
+    assert texts(g.events)[1:] == [
         "p0 turns 2C, count 2",
         "p1 announces one card",
         "p1 plays AH, count 3",
@@ -744,7 +749,7 @@ def test_e16_chicago_last_six_without_call_draws_two_and_nothing_more():
     assert g.hand(0) == ["7C", "JC"]
     assert g.to_play == 1
     assert g.penalty_owed == [False, False, False]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 6S",
         "p0 played a last 6 without the call",
         "p0 draws 2",
@@ -762,7 +767,7 @@ def test_e17_last_card_six_not_legal_plain_draw(preset):
     assert g.hand(0) == ["7C", "6S"]
     assert g.to_play == 1
     assert g.penalty_owed == [False, False, False]
-    assert since_setup(g.events) == ["p0 draws 1"]
+    assert since_setup(texts(g.events)) == ["p0 draws 1"]
 
 
 @pytest.mark.parametrize("preset", ["crates", "chicago1970", "kreights", "craits", "creights"])
@@ -780,7 +785,7 @@ def test_e18_six_then_no_legal_play_draws_one_not_played(preset):
     # 7H would be legal on 6H but the drawn card is not played: the turn ends
     assert g.hand(0) == ["QC", "7H", "KS"]
     assert g.to_play == 1
-    assert since_setup(g.events) == ["p0 plays 6H", "p0 draws 1"]
+    assert since_setup(texts(g.events)) == ["p0 plays 6H", "p0 draws 1"]
 
 
 @pytest.mark.parametrize("preset", ["crates", "chicago1970", "kreights", "craits", "creights"])
@@ -796,7 +801,7 @@ def test_e19_two_card_cooper_call_due_with_the_six(preset):
     act(g, "play 6H", "draw")
     assert g.hand(0) == ["7C", "KS"]
     assert g.penalty_owed == [True, False, False]
-    assert "p0 missed the one-card call" in g.events
+    assert "p0 missed the one-card call" in texts(g.events)
 
 
 @pytest.mark.parametrize("preset", ["crates", "chicago1970", "kreights", "craits", "creights"])
@@ -811,7 +816,7 @@ def test_e19_two_card_cooper_with_call_no_penalty(preset):
     act(g, "announce", "play 6H", "draw")
     assert g.hand(0) == ["7C", "KS"]
     assert g.penalty_owed == [False, False, False]
-    assert since_setup(g.events) == ["p0 announces one card", "p0 plays 6H", "p0 draws 1"]
+    assert since_setup(texts(g.events)) == ["p0 announces one card", "p0 plays 6H", "p0 draws 1"]
 
 
 @pytest.mark.parametrize(
@@ -839,7 +844,7 @@ def test_e20_six_six_x_call_due_with_second_six_creights_first(preset, first, se
     act(g, "play 6C", "play QC")
     r = g.results[-1]
     assert (r.ended_by, r.went_out, r.cards_left[0], r.card_points[0]) == ("out", 0, [], 0)
-    assert not any("missed" in e for e in g.hand_logs[-1])
+    assert not any("missed" in e for e in log_texts(g.hand_logs)[-1])
 
 
 @pytest.mark.parametrize(
@@ -892,7 +897,7 @@ def test_e22_penalty_waits_through_a_skip_by_four():
     assert g.to_play == 2
     assert g.hand(1) == ["QD", "KD", "2S", "3S"]
     assert g.penalty_owed == [False, False, False]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 4H",
         "p1 is skipped",
         "p2 plays KH",
@@ -915,7 +920,7 @@ def test_e22_penalty_waits_through_a_craits_face_jack_forfeit():
     assert g.to_play == 2
     assert g.hand(1) == ["QD", "KD", "2S", "3S"]
     assert g.penalty_owed == [False, True, False]
-    assert since_setup(g.events) == ["p0 plays JH", "p1 draws 2"]
+    assert since_setup(texts(g.events)) == ["p0 plays JH", "p1 draws 2"]
 
 
 def test_e23_joker_sends_turn_to_penalised_player_who_loses_it():
@@ -934,7 +939,7 @@ def test_e23_joker_sends_turn_to_penalised_player_who_loses_it():
     # the Joker is transparent: seat 2 must still match 5H
     assert (g.top_card, g.current_suit) == ("JK", "H")
     assert g.action_names() == ["draw"]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p2 plays JK",
         "p1 loses the turn for the missed call",
         "p1 draws 2",
@@ -958,7 +963,7 @@ def test_e23_joker_in_the_count_postpones_the_penalty():
     assert g.hand(1) == ["QD", "KD", "2S", "3S", "4S", "5S"]
     assert g.penalty_owed == [False, True, False, False]
     assert (g.to_play, g.count) == (2, 0)
-    assert since_setup(g.events) == ["p2 plays JK, count 4", "p1 draws 4"]
+    assert since_setup(texts(g.events)) == ["p2 plays JK, count 4", "p1 draws 4"]
 
 
 # --- E-24: craits idiot card timing ---------------------------------------------------------------
@@ -979,7 +984,7 @@ def test_e24_idiot_card_drawn_before_the_cards_action():
     assert g.hand(2) == ["4C", "10D", "JD"]
     assert g.to_play == 1
     assert g.penalty_owed == [False, False, False]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 5H",
         "p0 missed the one-card call",
         "p0 takes an idiot card",
@@ -1005,7 +1010,7 @@ def test_e24_idiot_card_reshuffle_keeps_the_offending_card_on_top():
     assert g.hand_sizes == [2, 2, 2]
     assert g.pressure_points == [5, 0, 0]
     assert len(g.stock_cards()) == 1
-    assert since_setup(g.events)[:5] == [
+    assert since_setup(texts(g.events))[:5] == [
         "p0 plays QH",
         "p0 missed the one-card call",
         "p0 takes an idiot card",
@@ -1042,7 +1047,7 @@ def test_e25_one_card_hand_going_out_without_call_is_clean(preset):
     act(g, "play KH")
     r = g.results[-1]
     assert (r.ended_by, r.went_out, r.card_points[1]) == ("out", 1, 0)
-    assert g.hand_logs[-1][:4] == [
+    assert log_texts(g.hand_logs)[-1][:4] == [
         "hand 1: p0 deals 1 cards each",
         "p0 turns 3H",
         "p1 plays KH",
@@ -1077,7 +1082,7 @@ def test_craits_one_card_on_deal_each_first_decision_offers_announce():
     assert g.penalty_owed == [False, False, False]
     # later decisions offer no call (announce is gone once the first decision is made)
     assert g.action_names() == ["draw"]
-    assert g.events[1:] == [
+    assert texts(g.events)[1:] == [
         "p0 turns 3H",
         "p1 missed the one-card call",
         "p1 draws 1",
@@ -1113,7 +1118,7 @@ def test_e28_five_starter_each_other_player_draws_in_order(preset):
     assert g.hand(1) == ["10C", "KD"]
     assert g.hand(2) == ["KH"]
     assert g.to_play == 3
-    assert g.events == [
+    assert texts(g.events) == [
         "hand 1: p2 deals 1 cards each",
         "p2 turns 5H",
         "p3 draws 1",
@@ -1130,7 +1135,7 @@ def test_e29_six_starter_one_card_dealer_must_play_and_goes_out(preset):
     act(g, "play KH")
     r = g.results[-1]
     assert (r.ended_by, r.went_out) == ("out", 0)
-    assert g.hand_logs[-1][1:4] == ["p0 turns 6H", "p0 plays KH", "p0 goes out"]
+    assert log_texts(g.hand_logs)[-1][1:4] == ["p0 turns 6H", "p0 plays KH", "p0 goes out"]
 
 
 def test_e29_six_starter_dealer_unable_draws_one():
@@ -1148,14 +1153,18 @@ def test_e29_six_starter_dealer_six_is_a_cooper():
     act(g, "draw")
     assert g.hand(0) == ["JC"]
     assert g.to_play == 1
-    assert g.events[1:] == ["p0 turns 6H", "p0 plays 6C", "p0 draws 1"]
+    assert texts(g.events)[1:] == ["p0 turns 6H", "p0 plays 6C", "p0 draws 1"]
 
 
 def test_e29_six_starter_dealer_two_starts_count_and_is_out():
     g = stacked("crates", 4, [["2H"], ["KD"], ["QS"], ["KC"]], "6H")
     act(g, "play 2H")
     assert (g.to_play, g.count, g.hand_sizes[0]) == (1, 2, 0)
-    assert g.events[1:] == ["p0 turns 6H", "p0 plays 2H, count 2", "p0 is out, the count goes on"]
+    assert texts(g.events)[1:] == [
+        "p0 turns 6H",
+        "p0 plays 2H, count 2",
+        "p0 is out, the count goes on",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -1166,7 +1175,7 @@ def test_e30_four_starter_skips_next(preset, n, first):
     hands = FOUR_SINGLES[:n]
     g = stacked(preset, n, hands, "4H")
     assert (g.to_play, g.decision) == (first, Decision.PLAY)
-    assert g.events[1:] == ["p0 turns 4H", "p1 is skipped"]
+    assert texts(g.events)[1:] == ["p0 turns 4H", "p1 is skipped"]
 
 
 @pytest.mark.parametrize(
@@ -1176,7 +1185,7 @@ def test_e30_four_starter_skips_next(preset, n, first):
 def test_e31_ten_starter_reverses(preset, n, first):
     g = stacked(preset, n, FOUR_SINGLES[:n], "10H")
     assert (g.to_play, g.direction) == (first, -1)
-    assert g.events[1:] == ["p0 turns 10H", "direction reversed"]
+    assert texts(g.events)[1:] == ["p0 turns 10H", "direction reversed"]
 
 
 @pytest.mark.parametrize(
@@ -1198,7 +1207,7 @@ def test_e32_seven_starter_target(preset, n, target):
     assert g.hand_sizes == [2 if s == target else 1 for s in range(n)]
     assert "QC" in g.hand(target)
     assert g.to_play == 1
-    assert g.events[1:] == ["p0 turns 7H", f"p{target} draws 1"]
+    assert texts(g.events)[1:] == ["p0 turns 7H", f"p{target} draws 1"]
 
 
 @pytest.mark.parametrize(
@@ -1217,28 +1226,30 @@ def test_e33_jack_starter(preset, n, target):
     g = stacked(preset, n, FOUR_SINGLES[:n], "JH", stock=["QC"])
     assert g.hand_sizes == [2 if s == target else 1 for s in range(n)]
     assert g.to_play == 1
-    assert g.events[1:] == ["p0 turns JH"] + ([f"p{target} draws 1"] if target is not None else [])
+    assert texts(g.events)[1:] == ["p0 turns JH"] + (
+        [f"p{target} draws 1"] if target is not None else []
+    )
 
 
 def test_e33_jack_starter_craits_face_cards_next_draws_two_and_is_skipped():
     g = stacked("craits", 3, FOUR_SINGLES[:3], "JH", stock=["QC", "JC"], craits_face_cards=True)
     assert g.hand(1) == ["JC", "QC", "KD"]
     assert g.to_play == 2
-    assert g.events[1:] == ["p0 turns JH", "p1 draws 2"]
+    assert texts(g.events)[1:] == ["p0 turns JH", "p1 draws 2"]
 
 
 def test_e34_queen_starter_does_nothing_by_default():
     g = stacked("crates", 4, FOUR_SINGLES, "QH")
     assert g.hand_sizes == [1, 1, 1, 1]
     assert g.to_play == 1
-    assert g.events[1:] == ["p0 turns QH"]
+    assert texts(g.events)[1:] == ["p0 turns QH"]
 
 
 def test_e34_queen_starter_queen_draws_two_next_draws_then_plays():
     g = stacked("crates", 4, FOUR_SINGLES, "QH", stock=["2C", "3C"], queen_draws_two=True)
     assert g.hand(1) == ["2C", "3C", "KD"]
     assert g.to_play == 1
-    assert g.events[1:] == ["p0 turns QH", "p1 draws 2"]
+    assert texts(g.events)[1:] == ["p0 turns QH", "p1 draws 2"]
 
 
 def test_e34_queen_of_spades_starter_craits_face_cards():
@@ -1252,7 +1263,7 @@ def test_e34_queen_of_spades_starter_craits_face_cards():
     )
     assert g.hand(1) == ["2C", "3C", "4C", "5C", "6C", "KD"]
     assert g.to_play == 2
-    assert g.events[1:] == ["p0 turns QS", "p1 draws 5"]
+    assert texts(g.events)[1:] == ["p0 turns QS", "p1 draws 5"]
 
 
 def test_e34_king_starter_craits_face_cards_dealer_plays_three():
@@ -1268,7 +1279,7 @@ def test_e34_king_starter_craits_face_cards_dealer_plays_three():
     r = g.results[-1]
     assert (r.ended_by, r.went_out) == ("out", 0)
     assert r.cards_left[2] == ["2C", "JS", "QS", "KS"]
-    assert g.hand_logs[-1][1:9] == [
+    assert log_texts(g.hand_logs)[-1][1:9] == [
         "p0 turns KD",
         "p0 plays 5D",
         "p0 announces one card",
@@ -1290,7 +1301,7 @@ def test_e35_joker_starter_prev_dealer_plays_anything_then_normal():
     # 4C skips seat 0 (next clockwise) and play goes on normally on 4C
     assert g.to_play == 1
     assert g.action_names() == ["draw"]
-    assert g.events[1:] == [
+    assert texts(g.events)[1:] == [
         "p0 turns JK",
         "p3 announces one card",
         "p3 plays 4C",
@@ -1344,7 +1355,7 @@ def test_e36_seven_by_player_count(preset, n, target):
     assert g.hand_sizes == [2] + [3 if s == target else 2 for s in range(1, n)]
     assert "2C" in g.hand(target)
     assert g.to_play == 1
-    assert since_setup(g.events) == ["p0 plays 7H", f"p{target} draws 1"]
+    assert since_setup(texts(g.events)) == ["p0 plays 7H", f"p{target} draws 1"]
 
 
 @pytest.mark.parametrize("preset", ["crates", "craits", "creights"])
@@ -1354,7 +1365,7 @@ def test_e37_four_with_two_players_plays_again(preset):
     act(g, "play 4H")
     assert (g.to_play, g.decision) == (0, Decision.PLAY)
     assert g.action_names() == ["play 4S", "announce"]
-    assert since_setup(g.events) == ["p0 plays 4H", "p1 is skipped"]
+    assert since_setup(texts(g.events)) == ["p0 plays 4H", "p1 is skipped"]
 
 
 @pytest.mark.parametrize("preset", ["crates", "craits", "creights"])
@@ -1363,7 +1374,7 @@ def test_e38_ten_with_two_players_opponent_still_next(preset):
     _position(g, 2, ["10H", "4S", "5S"])
     act(g, "play 10H")
     assert (g.to_play, g.direction) == (1, -1)
-    assert since_setup(g.events) == ["p0 plays 10H", "direction reversed"]
+    assert since_setup(texts(g.events)) == ["p0 plays 10H", "direction reversed"]
     act(g, "draw")
     assert g.to_play == 0
 
@@ -1388,7 +1399,7 @@ def test_e39_jack_small_games_previous_player_draws(preset, n, target):
     assert g.hand_sizes == [2] + [3 if s == target else 2 for s in range(1, n)]
     assert g.to_play == 1
     drew = [f"p{target} draws 1"] if target is not None else []
-    assert since_setup(g.events) == ["p0 plays JH", *drew]
+    assert since_setup(texts(g.events)) == ["p0 plays JH", *drew]
 
 
 def test_e40_joker_two_players_no_turn_effect_and_joker_on_joker():
@@ -1415,7 +1426,7 @@ def test_e41_partnership_seven_hits_partner():
     act(g, "play 7H")
     assert g.hand(3) == ["2C", "JC", "JD"]
     assert g.to_play == 2
-    assert since_setup(g.events) == ["p1 plays 7H", "p3 draws 1"]
+    assert since_setup(texts(g.events)) == ["p1 plays 7H", "p3 draws 1"]
 
 
 def test_e41_partnership_five_makes_partner_draw_too():
@@ -1424,7 +1435,7 @@ def test_e41_partnership_five_makes_partner_draw_too():
     act(g, "play 5H")
     assert g.hand_sizes == [2, 3, 3, 3]
     assert g.hand(2) == ["3C", "QS", "KS"]
-    assert since_setup(g.events) == ["p0 plays 5H", "p1 draws 1", "p2 draws 1", "p3 draws 1"]
+    assert since_setup(texts(g.events)) == ["p0 plays 5H", "p1 draws 1", "p2 draws 1", "p3 draws 1"]
 
 
 def test_e41_partnership_pressure_counter_shared():
@@ -1486,7 +1497,7 @@ def test_e43_counter_clockwise_finish_moves_dealer_right():
     act(g, "play KH")
     assert g.results[-1].dealer == 0
     assert g.dealer == 2
-    assert g.events[0] == "hand 2: p2 deals 1 cards each"
+    assert texts(g.events)[0] == "hand 2: p2 deals 1 cards each"
     # each new hand still starts clockwise (unless its own starter is a 10)
     assert g.direction == (-1 if g.top_card.startswith("10") else 1)
 
@@ -1610,7 +1621,7 @@ def test_e48_king_as_last_card_must_draw():
     assert not g.game_over
     assert g.hand(0) == ["QC"]
     assert g.to_play == 1
-    assert since_setup(g.events) == ["p0 plays KH", "p0 draws 1"]
+    assert since_setup(texts(g.events)) == ["p0 plays KH", "p0 draws 1"]
 
 
 def test_e48_out_of_cards_on_first_follow_up_must_draw():
@@ -1799,7 +1810,7 @@ def test_kreights_mulligan_first_failure_free_second_penalised():
     assert g.penalty_owed == [False, False, False]
     act(g, "play KS")  # seat 1 is not designated: penalised at once
     assert g.penalty_owed == [False, True, False]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays KH",
         "p0 missed the one-card call (mulligan)",
         "p1 plays KS",
@@ -1814,7 +1825,7 @@ def test_kreights_mulligan_first_failure_free_second_penalised():
     )
     act(g, "play KH")
     assert g.penalty_owed == [True, False, False]
-    assert since_setup(g.events) == ["p0 plays KH", "p0 missed the one-card call"]
+    assert since_setup(texts(g.events)) == ["p0 plays KH", "p0 missed the one-card call"]
 
 
 def _after_count_position(g):
@@ -1849,11 +1860,17 @@ def test_kreights_barometer_logs_leader_after_each_deal():
     g = new_game("kreights", 3, schedule=[1, 1], kreights_barometer=True)
     g.set_position(hands=[["QC"], ["KH"], ["8C"]], stock=["2C"], discard=["5H"], turn=1)
     act(g, "play KH")
-    assert g.hand_logs[0][-2:] == ["hand 1 scores: p0 +10, p1 +0, p2 +50", "barometer: p1 leads"]
+    assert log_texts(g.hand_logs)[0][-2:] == [
+        "hand 1 scores: p0 +10, p1 +0, p2 +50",
+        "barometer: p1 leads",
+    ]
     g.set_position(hands=[["KH"], ["9C"], ["KC"]], stock=["2C"], discard=["5H"], turn=0)
     act(g, "play KH")
     assert g.scores == [10, 40, 60]
-    assert g.hand_logs[1][-2:] == ["hand 2 scores: p0 +0, p1 +40, p2 +10", "barometer: p0 leads"]
+    assert log_texts(g.hand_logs)[1][-2:] == [
+        "hand 2 scores: p0 +0, p1 +40, p2 +10",
+        "barometer: p0 leads",
+    ]
     assert g.game_over
 
 
@@ -1861,7 +1878,7 @@ def test_kreights_no_barometer_by_default():
     g = new_game("kreights", 3, schedule=[1])
     g.set_position(hands=[["QC"], ["KH"], ["8C"]], stock=["2C"], discard=["5H"], turn=1)
     act(g, "play KH")
-    assert not any(e.startswith("barometer") for e in g.hand_logs[0])
+    assert not any(e.startswith("barometer") for e in log_texts(g.hand_logs)[0])
 
 
 # --- craits toggles -------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -26,12 +27,13 @@ from crates_env import ANNOUNCE, DRAW, NUM_ACTIONS, Decision, crates_v0, parse_c
 from crates_env.actions import SUIT
 from crates_env.cards import SUIT_SYMBOLS, card_code, pretty
 from crates_env.env import raw_env
+from crates_env.events import texts
 from crates_env.observation import SLICES
 from crates_env.rules import PLAYER_COUNTS, PRESETS
 from crates_env.scoring import score_hand
 from crates_env.wrappers import CratesGymEnv, UniformRandom
 
-from .scripted import deal_order, tiny_maskable_ppo
+from .scripted import deal_order, log_texts, tiny_maskable_ppo
 
 ALL_CONFIGS = [(preset, n) for preset in PRESETS for n in PLAYER_COUNTS[preset]]
 AGENTS4 = ["player_0", "player_1", "player_2", "player_3"]
@@ -377,7 +379,7 @@ def test_event_timing_pays_a_pressure_on_the_step_it_is_taken(reward_mode, expec
     g.set_position(hands, stock=[], discard=["KC", "QC", "JC"], turn=0)
     env.agent_selection = "player_0"
     act(env, "draw")
-    assert g.events[-3:] == ["pressure p0 +5", "reshuffle 2", "p0 draws 1"]
+    assert texts(g.events)[-3:] == ["pressure p0 +5", "reshuffle 2", "p0 draws 1"]
     assert [env.rewards[a] for a in AGENTS4] == expected
     assert not g.results
     paid = dict(zip(AGENTS4, expected, strict=True))
@@ -498,7 +500,7 @@ def test_one_card_auto_never_offers_announce_and_never_penalises(preset, n, opti
 
     for seed in range(4):
         random_game(env, rng, check, seed=seed)
-        logs = [line for log in env.unwrapped.game.hand_logs for line in log]
+        logs = [line for log in log_texts(env.unwrapped.game.hand_logs) for line in log]
         assert not [line for line in logs if "missed the one-card call" in line]
         assert any("announces one card" in line for line in logs)
     assert two_card_plays > 0
@@ -532,7 +534,7 @@ def test_one_card_auto_announces_for_a_two_card_play():
         offered = bool(env.observe("player_1")["action_mask"][ANNOUNCE])
         assert offered == (mode == "action")
         act(env, "play JC")
-        events = env.unwrapped.game.events
+        events = texts(env.unwrapped.game.events)
         assert ("p1 missed the one-card call" in events) is missed
         assert ("p1 announces one card" in events) is not missed
 
@@ -609,7 +611,7 @@ def test_observation_layout_tiles_the_vector():
     for preset, n in [("crates", 4), ("crates", 2), ("craits", 12), ("kreights", 5)]:
         env = raw_env(preset=preset, num_players=n)
         layout = env.observation_layout()
-        assert list(layout) == [name for name, _, _ in SLICES]
+        assert list(layout) == [name for name, *_ in SLICES]
         position = 0
         for start, stop in layout.values():
             assert start == position and stop > start
@@ -643,7 +645,8 @@ def check_observation(env, agent, obs):
         else:
             np.testing.assert_array_equal(hand, kind_counts(u.hand(a)))
         sizes = obs_slice(env, vec, "hand_sizes")
-        expected = np.array([g.sizes[(s + k) % n] / 10 for k in range(n)], dtype=np.float32)
+        held = g.hand_sizes
+        expected = np.array([held[(s + k) % n] / 10 for k in range(n)], dtype=np.float32)
         np.testing.assert_allclose(sizes, expected)
         assert sizes[0] == pytest.approx(len(u.hand(a)) / 10)
 
@@ -970,11 +973,11 @@ def test_wrapper_illegal_action_is_penalised_or_raised():
     env = CratesGymEnv(deal_schedule=[3, 1])
     obs, _ = env.reset(seed=4)
     illegal = int(np.flatnonzero(~env.action_masks())[0])
-    before = (env.aec.game.hand_sizes, list(env.aec.game.events))
+    before = (env.aec.game.hand_sizes, list(texts(env.aec.game.events)))
     obs2, reward, terminated, truncated, info = env.step(illegal)
     assert (reward, terminated, truncated, info["illegal"]) == (-1.0, False, False, True)
     assert np.array_equal(obs, obs2)
-    assert (env.aec.game.hand_sizes, env.aec.game.events) == before
+    assert (env.aec.game.hand_sizes, texts(env.aec.game.events)) == before
     strict = CratesGymEnv(deal_schedule=[3, 1], illegal_action="raise")
     strict.reset(seed=4)
     with pytest.raises(ValueError, match="illegal action"):
@@ -1178,3 +1181,21 @@ def test_maskable_ppo_learns_briefly_and_predicts_a_legal_action():
         obs, _, term, trunc, _ = env.step(int(action))
         if term or trunc:
             obs, _ = env.reset()
+
+
+def test_the_readme_observation_table_is_the_layout():
+    """README's table of slices, sizes, scales and meanings is SLICES, row for row."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| (\w+) \| ([^|]+) \| (.+) \|$", readme, re.MULTILINE)
+    sizes = {"53": "53", "4": "4", "13": "13", "1": "1", "n": "n", "D": str(len(Decision))}
+    expected = [
+        (
+            name,
+            sizes[size],
+            "value" if scale == 1 else "÷ deck size" if scale == "deck" else f"÷ {scale}",
+            meaning,
+        )
+        for name, size, scale, meaning in SLICES
+    ]
+    names = {name for name, *_ in SLICES}
+    assert [(n, s, st.strip(), m) for n, s, st, m in rows if n in names] == expected

@@ -20,8 +20,9 @@ from __future__ import annotations
 import pytest
 
 from crates_env import Decision, Game, IllegalActionError, action_name, parse_action
+from crates_env.events import texts
 
-from .scripted import act, names, new_game, since_setup
+from .scripted import act, log_texts, names, new_game, since_setup
 
 PENALTY_CARDS = {"misplay_mode": "penalize", "kreights_penalty_cards": True}
 REVOKES = {"misplay_mode": "penalize", "kreights_revoke_penalty": True}
@@ -85,7 +86,7 @@ def test_e52_an_illegal_card_becomes_a_penalty_card_and_the_turn_goes_on():
     misplay(g, "play QH")
     act(g, "play 7C")
     assert g.penalty_cards(0) == ["QH", "KH"]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays KH illegally: a penalty card",
         "p0 plays QH illegally: a penalty card",
         "p0 plays 7C",
@@ -107,7 +108,7 @@ def test_e52_several_playable_penalty_cards_the_previous_player_chooses():
     assert names(g) == ["play QH"]  # the 4S is not a legal alternative
     act(g, "play QH")
     assert g.hand(0) == ["KH", "4S"]
-    assert since_setup(g.events)[-3:] == ["p3 plays JH", "p3 picks QH for p0", "p0 plays QH"]
+    assert since_setup(texts(g.events))[-3:] == ["p3 plays JH", "p3 picks QH for p0", "p0 plays QH"]
 
 
 def test_e52_one_playable_penalty_card_must_be_played_and_counts_for_the_call():
@@ -158,7 +159,7 @@ def test_c24_drawing_with_a_legal_play_is_a_revoke_worth_a_billion():
     assert r.revoke_points == [0, 1_000_000_000, 0]
     assert r.team_points[1] == 1_000_000_000 + 30 + 10 + 20
     assert g.scores[1] == r.team_points[1]
-    assert since_setup(g.hand_logs[-1])[:2] == ["p1 revokes +1000000000", "p1 draws 1"]
+    assert since_setup(log_texts(g.hand_logs)[-1])[:2] == ["p1 revokes +1000000000", "p1 draws 1"]
 
 
 def test_c24_revoke_during_the_count_draws_the_count():
@@ -206,7 +207,7 @@ def test_tv16_two_invalid_nine_calls_two_dumbass_cards_and_a_pressure():
     assert sorted(g.hand(0) + g.stock_cards()) == sorted(["KD", "5S", "7S", "2D", "6H"])
     act(g, "suit H")
     assert g.to_play == 1
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 9C",
         "p0 names S: not a valid call",
         "p0 takes a dumbass card",
@@ -243,7 +244,7 @@ def test_creights_illegal_play_card_returned_dumbass_card_turn_forfeited():
     misplay(g, "play 5S")
     assert g.hand(0) == ["7C", "KD", "2S", "5S"]
     assert (g.to_play, g.decision) == (1, Decision.PLAY)
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 5S illegally: the card is returned",
         "p0 takes a dumbass card",
         "p0 draws 1",
@@ -263,7 +264,7 @@ def test_creights_illegal_play_during_a_crank_keeps_the_turn():
     misplay(g, "play KS")
     assert (g.to_play, g.count, g.hand_sizes[1]) == (1, 2, 4)
     assert names(g) == ["play AC"]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p1 plays KS illegally: the card is returned",
         "p1 takes a dumbass card",
         "p1 draws 1",
@@ -282,7 +283,7 @@ def test_creights_needless_one_card_call_draws_a_dumbass_card():
     assert "announce" not in names(g)
     misplay(g, "announce")
     assert (g.to_play, g.decision, g.hand_sizes[0]) == (0, Decision.PLAY, 5)
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 announces one card needlessly",
         "p0 takes a dumbass card",
         "p0 draws 1",

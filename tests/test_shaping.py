@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -37,14 +38,13 @@ def test_flat_pressures_cost_the_same_whatever_was_taken():
 
 def test_potential_relative_and_points():
     later = [[1, 1]] * 15  # a side takes one more pressure, whatever the hand
-    g = Game("crates", 4, seed=1)
-    g.pressure_count[:] = [2, 0]  # team 0 took two
+    view = replace(Game("crates", 4, seed=1).view(0), pressures=(2, 0))  # team 0 took two
     relative = PressureShaping.from_counts(CRATES, later, "relative", 0.01)
     points = PressureShaping.from_counts(CRATES, later, "points", 0.01)
     # the next pressure is worth 20 for team 0 and 5 for team 1
-    assert relative.potential(g, 0) == pytest.approx((5 - 20) * 0.01)
-    assert relative.potential(g, 1) == pytest.approx((20 - 5) * 0.01)
-    assert points.potential(g, 0) == pytest.approx(-20 * 0.01)
+    assert relative.potential(view, 0) == pytest.approx((5 - 20) * 0.01)
+    assert relative.potential(view, 1) == pytest.approx((20 - 5) * 0.01)
+    assert points.potential(view, 0) == pytest.approx(-20 * 0.01)
 
 
 def _play(spec: PoolSpec, games: int = 4):

@@ -14,6 +14,7 @@ import random
 import pytest
 
 from crates_env import Decision, Game
+from crates_env.events import texts
 
 from .scripted import act, names, new_game, since_setup
 
@@ -60,7 +61,7 @@ def test_deal_after_h2_skips_figgy():
     g.set_position(hands=[["KD"], ["KC"], ["QD"]], stock=["2S"], discard=["5C"], turn=H1)
     act(g, "draw", "play KC")  # H2 goes out
     assert g.dealer == H1
-    assert g.events[0] == "hand 2: p0 deals 1 cards each"
+    assert texts(g.events)[0] == "hand 2: p0 deals 1 cards each"
 
 
 # --- E-42: who decides for Figgy ----------------------------------------------------------------
@@ -106,7 +107,7 @@ def test_e42_controller_makes_figgys_suit_and_one_card_calls_figgy_draws_the_pen
     act(g, "play QD", "draw")  # H1, then H2 cannot follow diamonds
     assert g.hand(FIGGY) == ["3S", "4S", "KS"]  # Figgy loses its turn and draws two
     assert g.to_play == H1
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p2 plays 8C",
         "p2 missed the one-card call",
         "p2 names D",
@@ -130,7 +131,7 @@ def test_dv31_h2s_seven_makes_figgy_draw_from_an_empty_stock_h1_takes_the_pressu
     assert g.pressure_count == [1, 0, 0]
     assert g.pressure_points == [5, 0, 0]
     assert (g.turn, g.to_play) == (FIGGY, H2)  # Figgy plays next, so the pressure is H1's
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p1 announces one card",
         "p1 plays 7H",
         "pressure p0 +5 (p2's draw)",
@@ -146,7 +147,7 @@ def test_c19_figgys_pressure_goes_to_the_next_player_to_play():
     )
     act(g, "announce", "play JH")  # three-hand rule: the previous player, Figgy, takes a card
     assert g.pressure_points == [0, 5, 0]  # H2 plays next
-    assert since_setup(g.events)[2] == "pressure p1 +5 (p2's draw)"
+    assert since_setup(texts(g.events))[2] == "pressure p1 +5 (p2's draw)"
     assert (g.turn, g.to_play) == (H2, H2)
 
 

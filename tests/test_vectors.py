@@ -11,9 +11,10 @@ from __future__ import annotations
 import pytest
 
 from crates_env import Decision, Game, IllegalActionError, make_ruleset, parse_action
+from crates_env.events import texts
 from crates_env.scoring import pressure_value
 
-from .scripted import act, deal_order, names, same, since_setup
+from .scripted import act, deal_order, log_texts, names, same, since_setup
 
 # --- TV-03: partnership pressures across hands ----------------------------------------------------
 
@@ -40,7 +41,7 @@ def test_tv03_partnership_pressures_double_across_hands():
     assert r1.pressures == [0, 1]
     assert r1.pressure_points == [0, 5]
     assert r1.team_points == [10, 90]
-    assert since_setup(g.hand_logs[-1]) == [
+    assert since_setup(log_texts(g.hand_logs)[-1]) == [
         "pressure p1 +5",
         "reshuffle 1",
         "p1 draws 1",
@@ -68,7 +69,7 @@ def test_tv03_partnership_pressures_double_across_hands():
     assert r2.pressure_points == [5, 0]
     assert r2.card_points == [40, 0, 30, 10]
     assert r2.team_points == [75, 10]
-    assert since_setup(g.hand_logs[-1]) == [
+    assert since_setup(log_texts(g.hand_logs)[-1]) == [
         "pressure p0 +5",
         "reshuffle 1",
         "p0 draws 1",
@@ -103,7 +104,7 @@ def test_tv03_partnership_pressures_double_across_hands():
     assert r3.pressure_points == [30, 0]
     assert r3.card_points == [25, 10, 45, 0]
     assert r3.team_points == [100, 10]
-    assert since_setup(g.hand_logs[-1]) == [
+    assert since_setup(log_texts(g.hand_logs)[-1]) == [
         "pressure p0 +10",
         "reshuffle 1",
         "p0 draws 1",
@@ -132,7 +133,7 @@ def test_tv03_partnership_pressures_double_across_hands():
     assert r4.ended_by == "pressure"
     assert r4.pressure_points == [40, 0]
     assert r4.team_points == [60, 20]
-    assert since_setup(g.hand_logs[-1]) == [
+    assert since_setup(log_texts(g.hand_logs)[-1]) == [
         "pressure p2 +40",
         "p2 draws 0 of 1: nothing to reshuffle",
         "hand 4 scores: team0 +60, team1 +20",
@@ -190,7 +191,7 @@ def test_tv15_round_of_one_creights(preset, lefty_points):
     assert r.team_points == [0, lefty_points, 0]
     assert r.pressures == [0, 0, 0]
     assert g.scores == [0, lefty_points, 0]
-    log = g.hand_logs[-1]
+    log = log_texts(g.hand_logs)[-1]
     assert log[:2] == ["hand 1: p0 deals 1 cards each", "p0 turns 2S, count 2"]
     expected = [
         "p1 plays 2H, count 4",
@@ -257,7 +258,7 @@ def test_tv17_kreights_maximum_count_is_twelve():
     assert g.top_card == "AS"
     assert g.current_suit == "S"
     assert names(g) == ["announce", "play KS"]  # seat 1 holds 2 cards: KS, QD
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 2C, count 2",
         "p1 plays AC, count 3",
         "p2 plays 2D, count 5",
@@ -304,7 +305,7 @@ def test_tv21_creights_pressure_with_nothing_to_reshuffle_ends_the_round():
     assert same(r.cards_left[1], hearts + spades)
     assert g.scores == [214, 273, 229, 190]
     assert g.pressure_count == [0, 1, 0, 0]
-    assert since_setup(g.hand_logs[-1]) == [
+    assert since_setup(log_texts(g.hand_logs)[-1]) == [
         "pressure p1 +5",
         "p1 draws 0 of 1: nothing to reshuffle",
         "hand 1 scores: p0 +214, p1 +273, p2 +229, p3 +190",
@@ -342,7 +343,7 @@ def test_tv22_crates_single_card_cooper_draws_one_without_call():
     assert g.to_play == 1
     assert g.penalty_owed == [False, False, False, False]
     assert g.stock_cards() == ["QS", "JS", "2C"]
-    assert since_setup(g.events) == ["p0 plays 6S", "p0 draws 1"]
+    assert since_setup(texts(g.events)) == ["p0 plays 6S", "p0 draws 1"]
 
 
 def test_tv23_chicago1970_single_six_with_call_draws_one():
@@ -354,7 +355,7 @@ def test_tv23_chicago1970_single_six_with_call_draws_one():
     assert g.hand(0) == ["KH"]
     assert g.to_play == 1
     assert g.penalty_owed == [False, False, False, False]
-    assert since_setup(g.events) == ["p0 announces one card", "p0 plays 6S", "p0 draws 1"]
+    assert since_setup(texts(g.events)) == ["p0 announces one card", "p0 plays 6S", "p0 draws 1"]
 
 
 def test_tv23_chicago1970_single_six_without_call_draws_two_and_nothing_more():
@@ -371,7 +372,7 @@ def test_tv23_chicago1970_single_six_without_call_draws_two_and_nothing_more():
     assert g.decision is Decision.PLAY
     assert names(g) == ["announce", "play KH"]
     assert same(g.hand(0), ["KH", "QS"])
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 6S",
         "p0 played a last 6 without the call",
         "p0 draws 2",
@@ -411,7 +412,7 @@ def test_tv24_two_card_cooper_with_call():
     assert g.to_play == 0
     assert g.decision is Decision.PLAY
     assert names(g) == ["announce", "play QC"]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 announces one card",
         "p0 plays 6H",
         "p0 draws 1",
@@ -436,7 +437,7 @@ def test_tv24_two_card_cooper_without_call_draws_two_next_turn():
     assert g.penalty_owed == [False, False, False, False]
     assert g.stock_cards() == ["9D"]
     assert names(g) == ["draw"]  # seat 1 holds JS, 4S on the Q of diamonds
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 6H",
         "p0 missed the one-card call",
         "p0 draws 1",
@@ -464,7 +465,7 @@ def test_tv25_seven_hits_the_partner():
     assert g.hand_sizes == [2, 3, 4, 3]
     assert g.to_play == 1
     assert g.stock_cards() == ["10D"]
-    assert since_setup(g.events) == ["p0 plays 7H", "p2 draws 1"]
+    assert since_setup(texts(g.events)) == ["p0 plays 7H", "p2 draws 1"]
 
 
 def test_tv25_seven_starter_hits_the_dealers_partner():
@@ -475,7 +476,7 @@ def test_tv25_seven_starter_hits_the_dealers_partner():
     assert same(g.hand(2), ["KS", "QS", "JC"])
     assert g.stock_cards()[0] == "JD"
     assert g.to_play == 1
-    assert g.events == ["hand 1: p0 deals 2 cards each", "p0 turns 7H", "p2 draws 1"]
+    assert texts(g.events) == ["hand 1: p0 deals 2 cards each", "p0 turns 7H", "p2 draws 1"]
 
 
 # --- TV-27: kreights seven-card format ------------------------------------------------------------
@@ -497,7 +498,7 @@ def test_tv27_kreights_seven_card_format_schedule(n, schedule):
         g = Game("kreights", n, seed=i, dealer=0, hand_index=i, seven_card_format=True)
         assert g.hand_index == i
         assert g.deal_size == size
-        assert g.events[0] == f"hand {i + 1}: p0 deals {size} cards each"
+        assert texts(g.events)[0] == f"hand {i + 1}: p0 deals {size} cards each"
     with pytest.raises(ValueError):
         Game("kreights", n, seed=0, hand_index=len(schedule), seven_card_format=True)
 
@@ -515,7 +516,7 @@ def test_tv27_kreights_seven_card_format_by_playing(n):
     assert [r.dealer for r in g.results] == [i % n for i in range(12 + n)]
     # Each player deals exactly one of the 1-card hands.
     assert sorted(r.dealer for r in g.results if r.deal_size == 1) == list(range(n))
-    assert [log[0] for log in g.hand_logs] == [
+    assert [log[0] for log in log_texts(g.hand_logs)] == [
         f"hand {i + 1}: p{i % n} deals {size} cards each" for i, size in enumerate(schedule)
     ]
 
@@ -542,7 +543,7 @@ def test_tv29_kreights_whipsaw():
     act(g, "play 10S")
     assert g.direction == 1
     assert g.to_play == 0
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p1 plays 10H",
         "direction reversed",
         "p0 draws 1",
@@ -573,7 +574,7 @@ def test_tv30_creights_last_seven_of_diamonds_beer():
     assert r.cards_left[3] == ["JH"]
     assert same(r.cards_left[2], ["QS", "KC"])
     assert r.card_points == [0, 10, 20, 10]
-    assert since_setup(g.hand_logs[-1]) == [
+    assert since_setup(log_texts(g.hand_logs)[-1]) == [
         "p0 plays 7D",
         "p2 draws 1",
         "p2 owes p0 a beer",
@@ -589,7 +590,7 @@ def test_tv30_creights_no_beer_for_another_last_seven():
     )
     act(g, "play 7H")
     assert g.game_over
-    assert since_setup(g.hand_logs[-1]) == [
+    assert since_setup(log_texts(g.hand_logs)[-1]) == [
         "p0 plays 7H",
         "p2 draws 1",
         "p0 goes out",
@@ -609,7 +610,7 @@ def test_tv30_creights_no_beer_for_a_seven_of_diamonds_not_last():
     assert not g.game_over
     assert same(g.hand(2), ["QS", "JS", "KC"])
     assert g.to_play == 1
-    assert since_setup(g.events) == ["p0 announces one card", "p0 plays 7D", "p2 draws 1"]
+    assert since_setup(texts(g.events)) == ["p0 announces one card", "p0 plays 7D", "p2 draws 1"]
 
 
 # --- DV-01: a starter 5 empties a tiny stock ------------------------------------------------------
@@ -640,7 +641,7 @@ def test_dv01_five_player_starter_five_pressure_ends_hand_at_once():
     assert r.card_points == [139, 124, 154, 196, 173]
     assert r.team_points == [139, 124, 154, 196, 178]
     assert g.scores == [139, 124, 154, 196, 178]
-    assert g.hand_logs[-1] == [
+    assert log_texts(g.hand_logs)[-1] == [
         "hand 1: p0 deals 8 cards each",
         "p0 turns 5C",
         "p1 draws 1",
@@ -686,7 +687,7 @@ def test_dv02_count_draw_takes_two_pressures(preset, second, team_points, score_
     assert r.card_points == [10, 50, 10, 10]
     assert r.team_points == team_points
     assert g.pressure_count[team] == 2
-    assert since_setup(g.hand_logs[-1]) == [
+    assert since_setup(log_texts(g.hand_logs)[-1]) == [
         "pressure p1 +5",
         "reshuffle 3",
         f"pressure p1 +{second}",
@@ -725,7 +726,7 @@ def test_dv03_partnership_shares_the_pressure_counter():
     assert r.pressure_points == [0, 15]
     assert r.card_points == [0, 75, 10, 55]
     assert r.team_points == [10, 145]
-    assert since_setup(g.hand_logs[-1]) == [
+    assert since_setup(log_texts(g.hand_logs)[-1]) == [
         "pressure p1 +5",
         "reshuffle 1",
         "p1 draws 1",
@@ -762,7 +763,7 @@ def test_dv04_five_draws_in_order_and_last_player_takes_the_pressure():
     assert g.pressure_points == [0, 5]
     assert g.pressure_count == [0, 1]
     assert g.to_play == 1
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 5H",
         "p1 draws 1",
         "p2 draws 1",
@@ -790,7 +791,7 @@ def test_dv05_three_player_seven(preset, target):
     assert g.hand_sizes == sizes
     assert "2C" in g.hand(target)
     assert g.to_play == 1
-    assert since_setup(g.events) == ["p0 plays 7H", f"p{target} draws 1"]
+    assert since_setup(texts(g.events)) == ["p0 plays 7H", f"p{target} draws 1"]
 
 
 def test_dv06_two_player_four_plays_again():
@@ -806,7 +807,7 @@ def test_dv06_two_player_four_plays_again():
     assert g.decision is Decision.PLAY
     assert names(g) == ["announce", "play KH"]
     assert g.hand_sizes == [2, 3]
-    assert since_setup(g.events) == ["p0 plays 4H", "p1 is skipped"]
+    assert since_setup(texts(g.events)) == ["p0 plays 4H", "p1 is skipped"]
 
 
 def test_dv07_two_player_ten_flips_direction_opponent_plays():
@@ -821,7 +822,7 @@ def test_dv07_two_player_ten_flips_direction_opponent_plays():
     assert g.direction == -1
     assert g.to_play == 1
     assert names(g) == ["play JH"]
-    assert since_setup(g.events) == ["p0 plays 10H", "direction reversed"]
+    assert since_setup(texts(g.events)) == ["p0 plays 10H", "direction reversed"]
     act(g, "play JH")  # the 2-player J: the previous player (seat 0) takes a card
     assert g.to_play == 0
     assert same(g.hand(0), ["KH", "QC", "2C"])
@@ -840,7 +841,7 @@ def test_dv08_three_player_jack_hits_previous_player():
     assert g.hand_sizes == [2, 3, 4]
     assert g.to_play == 1
     assert names(g) == ["play KH"]
-    assert since_setup(g.events) == ["p0 plays JH", "p2 draws 1"]
+    assert since_setup(texts(g.events)) == ["p0 plays JH", "p2 draws 1"]
 
 
 # --- DV-09 .. DV-11: Standig Jokers ---------------------------------------------------------------
@@ -872,7 +873,7 @@ def test_dv09_joker_sends_the_turn_back_and_is_transparent():
     assert same(g.hand(3), ["4C", "4D", "4S", "2D"])
     assert same(g.hand(0), ["KC", "QC", "JC", "2H"])
     assert g.to_play == 2
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p2 plays JK",
         "p1 plays 5H",
         "p2 draws 1",
@@ -901,7 +902,7 @@ def test_dv10_joker_on_joker_steps_back_twice():
     assert names(g) == ["play KH"]
     act(g, "play KH")
     assert g.to_play == 1
-    assert since_setup(g.events) == ["p2 plays JK", "p1 plays JK", "p0 plays KH"]
+    assert since_setup(texts(g.events)) == ["p2 plays JK", "p1 plays JK", "p0 plays KH"]
 
 
 def test_dv11_joker_in_the_count_adds_nothing():
@@ -929,7 +930,7 @@ def test_dv11_joker_in_the_count_adds_nothing():
     assert g.to_play == 2
     assert g.current_suit == "H"
     assert names(g) == ["announce", "play KH"]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 2S, count 2",
         "p1 plays 2H, count 4",
         "p2 plays JK, count 4",
@@ -989,7 +990,7 @@ def test_dv12_kreights_penalty_waits_for_a_non_count_turn():
     assert same(g.hand(1), ["QH", "3C", "4D", "5C", "6C", "7C", "9D", "10H"])
     assert g.penalty_owed == [False, False, False, False]
     assert g.stock_cards() == ["6D"]
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p1 plays KH",
         "p1 missed the one-card call",
         "p2 plays 2H, count 2",

@@ -14,6 +14,7 @@ import random
 import pytest
 
 from crates_env import Decision, Game, IllegalActionError, parse_action, score_hand
+from crates_env.events import texts
 
 from .scripted import act, last_log, names, new_game, since_setup, stacked
 
@@ -70,7 +71,7 @@ def test_tv19_draw_one_then_play_if_willing_or_pass():
     assert names(g) == ["pass", "play 6D", "play 9C"]  # no second draw
     act(g, "pass")
     assert (g.decision, g.to_play) == (Decision.PLAY, 1)
-    assert since_setup(g.events) == ["p0 draws 1", "p0 passes"]
+    assert since_setup(texts(g.events)) == ["p0 draws 1", "p0 passes"]
 
 
 # --- DV-21: offensive cards stack -----------------------------------------------------------------
@@ -95,7 +96,7 @@ def test_dv21_two_joker_two_stack_to_nine_then_a_fresh_start_on_the_two():
     assert g.hand_sizes == [2, 1, 1, 12]
     assert (g.to_play, g.demand, g.top_card) == (0, 0, "2C")
     assert names(g) == ["draw", "play 5C"]  # match clubs or a 2; a new 2 would start afresh
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 2H, demand 2",
         "p1 plays JK, demand 7",
         "p2 plays 2C, demand 9",
@@ -125,7 +126,7 @@ def test_dv22_ace_of_diamonds_blocks_then_follow_the_ace():
     g = dv22("AD")
     assert (g.to_play, g.demand, g.current_suit) == (2, 0, "D")
     assert names(g) == ["draw", "play QD"]
-    assert since_setup(g.events) == ["p0 plays JK, demand 5", "p1 plays AD, blocks"]
+    assert since_setup(texts(g.events)) == ["p0 plays JK, demand 5", "p1 plays AD, blocks"]
 
 
 def test_dv22_ace_of_spades_blocks_then_any_card():
@@ -240,7 +241,7 @@ def test_dv24_last_card_on_a_served_offensive_card_is_in_air():
     act(g, "play 5C")
     assert not g.results
     assert (g.hand_sizes[0], g.to_play) == (0, 1)
-    assert since_setup(g.events) == ["p0 plays 5C", "p0 is in air"]
+    assert since_setup(texts(g.events)) == ["p0 plays 5C", "p0 is in air"]
 
 
 def test_e59_last_card_the_ace_of_spades_is_in_air_and_opens_the_next_play():
@@ -273,7 +274,7 @@ def test_e55_in_air_player_hit_by_an_offensive_card_draws_it_and_is_no_longer_in
     assert g.hand(1) == ["3C"]
     assert names(g) == ["pass"]  # 3C is no heart and no 2
     act(g, "pass")
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p1 plays 7H",
         "p1 is in air",
         "p2 is skipped",
@@ -320,14 +321,14 @@ def test_e56_the_skipped_player_may_deflect_with_a_seven():
     act(g, "play 7D")  # the skip passes on to p2, who has no 7
     assert (g.decision, g.to_play) == (Decision.PLAY, 3)
     assert g.hand_sizes == [1, 1, 2, 2]
-    assert since_setup(g.events) == ["p0 plays 7C", "p1 plays 7D", "p2 is skipped"]
+    assert since_setup(texts(g.events)) == ["p0 plays 7C", "p1 plays 7D", "p2 is skipped"]
 
 
 def test_e56_declining_to_deflect_takes_the_skip():
     g = sevens()
     act(g, "pass")
     assert (g.decision, g.to_play) == (Decision.PLAY, 2)
-    assert since_setup(g.events) == ["p0 plays 7C", "p1 is skipped"]
+    assert since_setup(texts(g.events)) == ["p0 plays 7C", "p1 is skipped"]
 
 
 def test_e56_deflection_can_come_back_to_the_first_player():
@@ -340,7 +341,7 @@ def test_e56_deflection_can_come_back_to_the_first_player():
     )
     act(g, "play 7C", "stop", "play 7D")  # p1 passes it to p2, who has none: p2 skipped
     assert g.to_play == 0
-    assert since_setup(g.events) == ["p0 plays 7C", "p1 plays 7D", "p2 is skipped"]
+    assert since_setup(texts(g.events)) == ["p0 plays 7C", "p1 plays 7D", "p2 is skipped"]
 
 
 # --- E-57: the J --------------------------------------------------------------------------------
@@ -367,7 +368,7 @@ def test_e57_one_turn_reversal_previous_player_plays_then_back_to_the_jack_playe
     assert (g.to_play, g.direction) == (0, 1)  # the J's player plays again, clockwise
     act(g, "play 5C")
     assert g.to_play == 1
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays JC",
         "direction reversed until p3 has played",
         "p3 plays 3C",
@@ -412,7 +413,7 @@ def test_e58_two_players_the_opponent_may_deflect_a_seven_back():
     )
     act(g, "play 7C", "play 7D")
     assert (g.to_play, g.hand_sizes) == (1, [1, 1])
-    assert since_setup(g.events) == ["p0 plays 7C", "p1 plays 7D", "p0 is skipped"]
+    assert since_setup(texts(g.events)) == ["p0 plays 7C", "p1 plays 7D", "p0 is skipped"]
 
 
 # --- K and 8 -------------------------------------------------------------------------------------
@@ -430,7 +431,7 @@ def test_king_continue_the_player_plays_again_following_the_king():
     assert (g.to_play, names(g)) == (0, ["draw", "play KH"])
     act(g, "draw", "pass")  # the extra play is a turn: draw and pass is allowed
     assert g.to_play == 1
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays KC",
         "p0 plays again",
         "p0 draws 1",
@@ -462,7 +463,7 @@ def test_eight_on_a_declaring_eight_keeps_its_own_suit():
     )
     act(g, "play 8H", "suit S", "play 8D")  # a counter: no declaration [003:83]
     assert (g.decision, g.to_play, g.current_suit) == (Decision.PLAY, 2, "D")
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 8H",
         "p0 names S",
         "p1 plays 8D",
@@ -498,7 +499,7 @@ def test_c57_sevens_at_once_skip_one_player_each():
     )
     act(g, "play 7C", "play 7D")
     assert g.to_play == 3
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays 7C",
         "p0 plays 7D",
         "p1 is skipped",
@@ -574,7 +575,7 @@ def test_starter_has_no_effect_it_sets_suit_and_rank(starter, plays):
     g = stacked("zimbabwe", 4, HANDS, starter, stock=["10C", "QC"], dealer=0)
     assert (g.decision, g.to_play, g.demand, g.direction) == (Decision.PLAY, 1, 0, 1)
     assert names(g) == ["draw", *(f"play {c}" for c in plays)]
-    assert g.events == ["hand 1: p0 deals 5 cards each", f"p0 turns {starter}"]
+    assert texts(g.events) == ["hand 1: p0 deals 5 cards each", f"p0 turns {starter}"]
 
 
 def test_joker_starter_first_player_may_play_a_two_a_joker_an_eight_or_the_ace_of_spades():
@@ -593,8 +594,8 @@ def test_empty_stock_reshuffles_without_pressure():
     )
     act(g, "draw")
     assert g.hand_sizes[0] == 3
-    assert (len(g.stock), g.discard_cards(), g.pressure_count) == (1, ["6C"], [0, 0, 0, 0])
-    assert since_setup(g.events) == ["reshuffle 2", "p0 draws 1"]
+    assert (len(g.stock_cards()), g.discard_cards(), g.pressure_count) == (1, ["6C"], [0, 0, 0, 0])
+    assert since_setup(texts(g.events)) == ["reshuffle 2", "p0 draws 1"]
 
 
 def test_e1_a_demand_with_too_few_cards_left_draws_what_there_is():
@@ -608,7 +609,7 @@ def test_e1_a_demand_with_too_few_cards_left_draws_what_there_is():
     act(g, "play JK", "draw")
     assert g.hand(1) == ["6D", "QD", "3H", "7H"]  # 3H, then the reshuffled 7H: 2 of 5
     assert (g.to_play, g.demand, g.pressure_count) == (2, 0, [0, 0, 0, 0])
-    assert since_setup(g.events) == [
+    assert since_setup(texts(g.events)) == [
         "p0 plays JK, demand 5",
         "reshuffle 1",
         "p1 draws 2 of 5: nothing to reshuffle",

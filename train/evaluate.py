@@ -139,8 +139,8 @@ def play_game(task: tuple[int, int, tuple[int, ...]]) -> GameRecord:
         seat = g.to_play
         obs = env.observe(env.possible_agents[seat])
         action = int(seats[seat].act(obs["observation"], obs["action_mask"]))
-        if action == DRAW and g.count:
-            counts_drawn[seat] += g.count
+        if action == DRAW:
+            counts_drawn[seat] += g.view(seat).count  # 0 when no count runs
         env.step(action)
     return _record(deal, index, lineup, g, rules, counts_drawn)
 
@@ -148,11 +148,7 @@ def play_game(task: tuple[int, int, tuple[int, ...]]) -> GameRecord:
 def _record(deal, index, lineup, g, rules, counts_drawn) -> GameRecord:
     winners = g.winners()
     team_of = [rules.team_of(s) for s in range(rules.num_players)]
-    pressures = [0] * rules.num_players
-    for log in g.hand_logs:
-        for line in log:
-            if line.startswith("pressure p"):
-                pressures[int(line.split()[1][1:])] += 1
+    pressures = [sum(r.seat_pressures[s] for r in g.results) for s in range(rules.num_players)]
     records = []
     for s, agent in enumerate(lineup):
         hand_points: dict[int, list[int]] = defaultdict(list)

@@ -40,13 +40,13 @@ def play_in_terminal(
         shown = _show_hands_finished(env, shown, write)
         obs = env.observe(env.possible_agents[g.to_play])
         if g.to_play == seat:
-            write(render_table(g, env.rules))
+            write(render_table(g))
             action = _ask(env, seat, read, write)
         else:
             action = agents[g.to_play].act(obs["observation"], obs["action_mask"])
         env.step(int(action))
     _show_hands_finished(env, shown, write)
-    write(render_table(g, env.rules))
+    write(render_table(g))
     return list(g.scores)
 
 
@@ -84,7 +84,7 @@ def _show_hands_finished(env: raw_env, shown: int, write) -> int:
     g = env.game
     for result, log in zip(g.results[shown:], g.hand_logs[shown:], strict=True):
         summary = hand_summary(result, env.rules)
-        write("\n".join(log[-8:]))
+        write("\n".join(str(event) for event in log[-8:]))
         write(
             f"hand {result.hand_index + 1} over ({result.ended_by}): points per seat "
             + ", ".join(f"p{s} {p}" for s, p in enumerate(summary["points"]))

@@ -10,18 +10,18 @@ whose hands scored best for its side against the others. The same re-deals serve
 the comparison between moves is not swamped by the luck of the re-deal.
 
 It is a teacher for the warm start (``warm_start.teacher: search``), not an agent at the table:
-it needs the engine to look ahead, and a few hundred milliseconds a move.
+it needs the engine to look ahead (``Game.resample_hidden`` and ``Game.clone``, nothing else),
+and a few hundred milliseconds a move.
 """
 
 from __future__ import annotations
-
-import copy
 
 import numpy as np
 
 from agents import HeuristicAgent, Table
 from crates_env.env import legal_mask
 from crates_env.game import Game
+from crates_env.observation import Observer
 
 
 class SearchTeacher:
@@ -35,75 +35,43 @@ class SearchTeacher:
     def act_in(self, env, observation: np.ndarray, action_mask: np.ndarray) -> int:
         g = env.game
         legal = np.flatnonzero(action_mask)
-        if len(legal) == 1 or len(g.stock) > self.stock_max:
+        if len(legal) == 1 or g.view(g.to_play).stock_size > self.stock_max:
             return int(self.heuristic.act(observation, action_mask))
         return int(legal[self.move_values(env, legal).argmax()])
 
     def move_values(self, env, legal: np.ndarray) -> np.ndarray:
         """Mean score of each legal move for the mover's side: the others' points in the
-        rest of this hand minus its own (higher is better), over the re-deals."""
+        rest of this hand minus its own (higher is better), over the re-deals.
+
+        Each re-deal is ``resample_hidden`` for the mover's seat, so the search never reads a
+        card the seat cannot see; every move is tried on a clone of the same re-deal, whose
+        reshuffles are the same too."""
         g = env.game
-        seat, hand = g.to_play, len(g.results)
+        seat = g.to_play
+        team = env.rules.team_of(seat)
         values = np.zeros((len(legal), self.samples))
         for k in range(self.samples):
-            deal = redeal(g, seat, self.rng)
-            play_seed = int(self.rng.integers(2**31))
+            deal = g.resample_hidden(seat, self.rng)
             for i, action in enumerate(legal):
-                trial = fast_copy(deal)
-                trial.rng = np.random.default_rng(play_seed)  # same reshuffles for every move
+                trial = deal.clone()
                 trial.apply(int(action))
-                self._play_out(env, trial, hand)
-                values[i, k] = _side_margin(trial, hand, env.rules.team_of(seat))
+                values[i, k] = self._play_out(env.observer, trial, g.hand_index, team)
         return values.mean(axis=1)
 
-    def _play_out(self, env, g: Game, hand: int) -> None:
-        while not g.game_over and len(g.results) == hand:
-            observation = env.observer.encode(g, g.to_play)
-            g.apply(int(self.heuristic.act(observation, legal_mask(g))))
+    def _play_out(self, observer: Observer, g: Game, hand: int, team: int) -> float:
+        """Play hand ``hand`` of ``g`` to its end with HeuristicAgent in every seat; the side
+        ``team``'s margin in it (0 if the game stopped before it ended)."""
+        while not g.game_over and g.hand_index == hand:
+            seat = g.to_play
+            g.apply(int(self.heuristic.act(observer.encode(g.view(seat)), legal_mask(g))))
+        return _side_margin(g, hand, team)
 
 
 def _side_margin(g: Game, hand: int, team: int) -> float:
     """The others' mean points minus the side's, in hand ``hand`` (0 if it has not ended)."""
-    if len(g.results) <= hand:
+    result = next((r for r in reversed(g.results) if r.hand_index == hand), None)
+    if result is None:
         return 0.0
-    points = g.results[hand].team_points
+    points = result.team_points
     others = [p for t, p in enumerate(points) if t != team]
     return float(np.mean(others) - points[team])
-
-
-def redeal(g: Game, seat: int, rng: np.random.Generator) -> Game:
-    """A copy of ``g`` with the cards ``seat`` cannot see dealt again at random: the other
-    hands (face-up penalty cards stay put) and the stock, every size kept."""
-    out = fast_copy(g)
-    others = [s for s in range(g.n) if s != seat]
-    hidden = [g.hands[s] & ~g.exposed[s] for s in others]
-    pool = [i for mask in hidden for i in _ids(mask)] + list(g.stock)
-    rng.shuffle(pool)
-    start = 0
-    for s, mask in zip(others, hidden, strict=True):
-        take = mask.bit_count()
-        fresh = 0
-        for i in pool[start : start + take]:
-            fresh |= 1 << int(i)
-        out.hands[s] = (g.hands[s] & g.exposed[s]) | fresh
-        start += take
-    out.stock = [int(i) for i in pool[start:]]
-    return out
-
-
-def fast_copy(g: Game) -> Game:
-    """A deep copy that shares the immutable rules and deck and leaves the event log behind."""
-    events, g.events = g.events, []
-    try:
-        return copy.deepcopy(g, memo={id(g.rules): g.rules, id(g.deck): g.deck})
-    finally:
-        g.events = events
-
-
-def _ids(mask: int) -> list[int]:
-    ids = []
-    while mask:
-        low = mask & -mask
-        ids.append(low.bit_length() - 1)
-        mask ^= low
-    return ids

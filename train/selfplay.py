@@ -199,7 +199,8 @@ class GameBatch:
         shaping = self.pool.spec.shaping
         if shaping is None:
             return 0.0
-        return shaping.potential(self.envs[i].game, self.rules.team_of(min(self.learner[i])))
+        seat = min(self.learner[i])
+        return shaping.potential(self.envs[i].game.view(seat), self.rules.team_of(seat))
 
     # -------------------------------------------------------------- opponents
     def _learner_agent(self, i: int) -> str:
@@ -246,7 +247,7 @@ class GameBatch:
             return self._learner_view(env, seat)
         if not getattr(agent, "reads_observation", True):
             return self._blank
-        return env.observer.encode(env.game, seat)
+        return env.observer.encode(env.game.view(seat))
 
     def _observe_all(self) -> tuple[np.ndarray, np.ndarray]:
         obs, masks = [], []
@@ -258,7 +259,7 @@ class GameBatch:
 
     def _learner_view(self, env, seat: int) -> np.ndarray:
         """What the learner's network is fed: the public vector, then the hidden state."""
-        public = env.observer.encode(env.game, seat)
+        public = env.observer.encode(env.game.view(seat))
         if not self.privileged:
             return public
         return np.concatenate([public, env.observer.encode_hidden(env.game, seat)])

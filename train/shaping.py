@@ -28,9 +28,9 @@ import numpy as np
 
 from agents import HeuristicAgent, Table
 from crates_env.env import legal_mask, raw_env, side_reward
-from crates_env.game import Game
 from crates_env.rules import Ruleset
 from crates_env.scoring import pressure_value
+from crates_env.view import PublicView
 
 MAX_TAKEN = 60  # pressures a side may have taken before the table stops growing
 
@@ -77,7 +77,7 @@ class PressureShaping:
         for _ in range(games):
             g = env.game
             while not g.game_over:
-                env.step(int(agent.act(env.observer.encode(g, g.to_play), legal_mask(g))))
+                env.step(int(agent.act(env.observer.encode(g.view(g.to_play)), legal_mask(g))))
             if len(g.results) == rules.num_hands:  # a truncated game says nothing
                 for team in range(rules.num_teams):
                     taken = [r.pressures[team] for r in g.results]
@@ -92,11 +92,12 @@ class PressureShaping:
             return 0.0
         return self.cost[min(taken, MAX_TAKEN)][hand]
 
-    def potential(self, g: Game, team: int) -> float:
-        """The shaping potential of ``g`` for side ``team``, in reward units."""
-        if g.game_over:
+    def potential(self, view: PublicView, team: int) -> float:
+        """The shaping potential of the position ``view`` shows, for side ``team``, in reward
+        units."""
+        if view.game_over:
             return 0.0
-        future = [self.future(taken, g.hand_index) for taken in g.pressure_count]
+        future = [self.future(taken, view.hand_index) for taken in view.pressures]
         # the later pressures are points to come, valued as the rewards value points
         return side_reward(future, team, self.mode, self.rules) * self.scale
 
