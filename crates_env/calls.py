@@ -15,7 +15,7 @@ Mixed into :class:`crates_env.crates.CratesGame`. The variants are resolved rule
 from __future__ import annotations
 
 from .cards import JOKER, SIX, rank_of
-from .events import Event
+from .events import event
 
 
 class OneCardCalls:
@@ -48,7 +48,7 @@ class OneCardCalls:
         ts.announced = True
         ts.called = True
         self.hand_state.call_on_deal[p] = False
-        self.hand_state.events.append(Event("announce", p))
+        self.hand_state.events.append(event("announce", p))
 
     def _check_call(self, p: int, size_before: int, kind: int, announced: bool) -> None:
         """Check the call for a play from ``size_before`` cards (not creights' per-turn rule)."""
@@ -79,11 +79,11 @@ class OneCardCalls:
         mulligans = self.game_state.mulligans_left
         if p in mulligans:
             mulligans.discard(p)
-            events.append(Event("mulligan", p))
+            events.append(event("mulligan", p))
             return
-        events.append(Event("missed_call", p))
+        events.append(event("missed_call", p))
         if self.rules.missed_call == "idiot_card":
-            events.append(Event("idiot_card", p))
+            events.append(event("idiot_card", p))
             self._draw(p, 1)
         else:
             self.hand_state.penalty_owed[p] = True

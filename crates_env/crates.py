@@ -35,7 +35,7 @@ from .cards import (
     same_colour_suits,
     suit_of,
 )
-from .events import Event
+from .events import Event, event
 from .game import Game, HandEnded
 from .misplays import Misplays
 from .rules import COUNT_PIPS
@@ -156,7 +156,7 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
             if hs.rank == TWO:
                 hs.count = count = 2
             hs.jack_run = 1 if hs.rank == JACK else 0
-        hs.events.append(Event("turn_starter", d, kind, count))
+        hs.events.append(event("turn_starter", d, kind, count))
         try:
             self._card_effect(d, kind)
             if kind != JOKER and rank_of(kind) in (EIGHT, NINE):
@@ -346,7 +346,7 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
             hs.count = count = 2
         else:
             count = None
-        hs.events.append(Event("play", p, kind, count))
+        hs.events.append(event("play", p, kind, count))
         self._check_call(p, size_before, kind, announced)
         if self.rules.one_card_per_turn and hs.sizes[p] == 1:
             self._check_turn_call(p)
@@ -378,7 +378,7 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
         kind, plain = ts.pending
         ts.pending = None
         hs.suit = suit
-        hs.events.append(Event("name_suit", p, None, suit))
+        hs.events.append(event("name_suit", p, None, suit))
         self._after_play(p, kind, plain)
 
     def _after_play(self, p: int, kind: int, plain: bool) -> None:
@@ -387,7 +387,7 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
         if hs.count:
             if hs.sizes[p] == 0 and p not in hs.out_order:
                 hs.out_order.append(p)
-                hs.events.append(Event("out_in_count", p))
+                hs.events.append(event("out_in_count", p))
             self._start_turn(self.prev_seat(p) if kind == JOKER else self.next_seat(p))
             return
         function = self._functions[kind]
@@ -398,13 +398,13 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
             return
         if function.reverses:  # before the out check: a final 10 counts for the next deal
             hs.direction = -hs.direction  # (E-43, E-47)
-            hs.events.append(Event("direction", None, None, hs.direction))
+            hs.events.append(event("direction", None, None, hs.direction))
         if hs.sizes[p] == 0:
-            hs.events.append(Event("go_out", p))
+            hs.events.append(event("go_out", p))
             self._end_hand("out")
             return
         if function.skips:
-            hs.events.append(Event("skipped", self.next_seat(p)))
+            hs.events.append(event("skipped", self.next_seat(p)))
         if kind == JOKER:  # transparent, and play comes back to the previous player
             self._start_turn(self.prev_seat(p))
         else:
@@ -424,7 +424,7 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
             target = self.next_seat(p, seats_on)
             self._draw(target, cards * self.hand_state.jack_run if function.per_jack else cards)
         if function.beer and self.hand_state.sizes[p] == 0:
-            self.hand_state.events.append(Event("beer", target, None, None, p))  # [004:21]
+            self.hand_state.events.append(event("beer", target, None, None, p))  # [004:21]
 
     def _draw_move(self, p: int) -> None:
         """The DRAW action: draw the count, or draw when no play is legal, ending the turn."""
@@ -435,7 +435,7 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
             self._count_over(p)
             return
         if ts.plays and ts.cooper_draw == 2:
-            hs.events.append(Event("last_six_uncalled", p))
+            hs.events.append(event("last_six_uncalled", p))
         self._draw(p, ts.cooper_draw if ts.plays else 1)
         hs.series_left = 0
         if self.rules.one_card_per_turn and ts.plays and hs.sizes[p] == 1:
@@ -451,7 +451,7 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
             if not r.count_continues_hand or 0 in hs.sizes:
                 self._end_hand("count")
                 return
-            hs.events.append(Event("play_goes_on"))
+            hs.events.append(event("play_goes_on"))
             hs.out_order.clear()
         hs.free_play = r.free_play_after_count
         self._start_turn(self.next_seat(drawer))
@@ -470,7 +470,7 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
         while not hs.count and owed[seat]:
             owed[seat] = False
             ts.seat = seat  # the turn is seat's, lost to the penalty (C-19 needs it)
-            hs.events.append(Event("lose_turn", seat))
+            hs.events.append(event("lose_turn", seat))
             self._draw(seat, 2)
             seat = self.next_seat(seat)
         ts.begin(seat)
@@ -486,7 +486,7 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
             try:
                 for s in owed:
                     hs.penalty_owed[s] = False
-                    hs.events.append(Event("penalty_at_end", s))
+                    hs.events.append(event("penalty_at_end", s))
                     self._draw(s, 2)
             except HandEnded:
                 return  # a pressure with nothing to reshuffle ends the drawing too (E-5)
@@ -525,10 +525,10 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
         sides = tuple(enumerate(team_points))
         hs.events.append(Event(kind, None, None, None, gs.hand_index + 1, sides))
         if ha_ha:
-            hs.events.append(Event("ha_ha", first_out))
+            hs.events.append(event("ha_ha", first_out))
         if r.barometer:
             leader = min(range(len(gs.scores)), key=gs.scores.__getitem__)
-            hs.events.append(Event("barometer", leader))
+            hs.events.append(event("barometer", leader))
 
 
 def _below_jokers(discard: list[int]) -> int:

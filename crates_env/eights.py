@@ -31,7 +31,7 @@ from typing import Any
 
 from .actions import DRAW, PASS, REVERSE_ONCE, REVERSE_PERMANENT, STOP, SUIT
 from .cards import EIGHT, JOKER, NUM_KINDS, rank_of, suit_of
-from .events import Event
+from .events import Event, event
 from .game import Game
 from .scoring import score_kinds
 from .state import Decision, HandState, StateValue, TurnState
@@ -117,7 +117,7 @@ class EightsGame(Game, family="eights"):
         hs.discard.append(cid)
         kind = self.deck.kinds[cid]
         hs.played[kind] += 1
-        hs.events.append(Event("turn_starter", d, kind))
+        hs.events.append(event("turn_starter", d, kind))
         self._set_top_card(kind)
         self._start_turn(self.next_seat(d))
 
@@ -257,7 +257,7 @@ class EightsGame(Game, family="eights"):
         if hs.demand:  # "pick as the offensive card dictates" and miss the turn (C-23)
             total, hs.demand = hs.demand, 0
             self._draw(p, total)
-            hs.events.append(Event("miss_turn", p))
+            hs.events.append(event("miss_turn", p))
             self._end_turn(p)
             return
         self._draw(p, 1)  # crazy_eights with an empty stock: the hand is blocked here
@@ -270,11 +270,11 @@ class EightsGame(Game, family="eights"):
         if decision is Decision.DEFLECT:
             self._skip(p)
             return
-        hs.events.append(Event("pass", p))
+        hs.events.append(event("pass", p))
         if decision is Decision.PLAY:  # nothing to draw, nothing to play (§1.10 zimbabwe)
             hs.passes += 1
             if hs.passes >= self.players_left:
-                hs.events.append(Event("stalled"))
+                hs.events.append(event("stalled"))
                 self._end_hand("stalled")
                 return
         self._end_turn(p)
@@ -296,12 +296,12 @@ class EightsGame(Game, family="eights"):
         role = self._role[kind]
         if role == _OFFENSIVE:
             hs.demand += self._demand[kind]
-            hs.events.append(Event("play_demand", p, kind, hs.demand))
+            hs.events.append(event("play_demand", p, kind, hs.demand))
         elif role == _DEFENSIVE and hs.demand:
             hs.demand = 0  # "nullify the effects of a joker or a two" [003:111,115]
-            hs.events.append(Event("play_block", p, kind))
+            hs.events.append(event("play_block", p, kind))
         else:
-            hs.events.append(Event("play", p, kind))
+            hs.events.append(event("play", p, kind))
         self._set_top_card(kind)
         hs.declared = False
         hs.free_play = kind in self._free_after
@@ -329,17 +329,17 @@ class EightsGame(Game, family="eights"):
         if not hs.sizes[p]:
             if self._wins(kind, group.base):
                 hs.went_out = p
-                hs.events.append(Event("go_out", p))
+                hs.events.append(event("go_out", p))
                 self._end_hand("out")
                 return
-            hs.events.append(Event("in_air", p))
+            hs.events.append(event("in_air", p))
         if role == _DECLARE:
             self._after_eight(p, kind, group)
         elif role == _SKIP:  # each 7 skips one more player (C-57), never its own player
             hs.skips = min(hs.skips + group.count, self.players_left - 1)
             self._skip_next(self.next_seat(p))
         elif role == _CONTINUE:  # "allowing the player to play again" [003:91]
-            hs.events.append(Event("play_again", p))
+            hs.events.append(event("play_again", p))
             self._start_turn(p)
         elif role == _REVERSE:
             self._after_jacks(p, group.count)
@@ -356,7 +356,7 @@ class EightsGame(Game, family="eights"):
     def _after_eight(self, p: int, kind: int, group: PlayGroup) -> None:
         if group.on_declared and self.rules.eight_counter_keeps_suit:
             # "the game will continue following the suit of the newly played eight" [003:83]
-            self.hand_state.events.append(Event("suit_kept", None, None, suit_of(kind)))
+            self.hand_state.events.append(event("suit_kept", None, None, suit_of(kind)))
             self._start_turn(self.next_seat(p))
             return
         choices = (0, 1, 2, 3)
@@ -369,16 +369,16 @@ class EightsGame(Game, family="eights"):
         hs = self.hand_state
         hs.suit = suit
         hs.declared = True
-        hs.events.append(Event("name_suit", p, None, suit))
+        hs.events.append(event("name_suit", p, None, suit))
         self._start_turn(self.next_seat(p))
 
     def _after_jacks(self, p: int, count: int) -> None:
         events = self.hand_state.events
         if self.players_left == 2:  # 'a "reverse" allows the player to play again' [003:87]
-            events.append(Event("play_again", p))
+            events.append(event("play_again", p))
             self._start_turn(p)
         elif count % 2 == 0:  # only the parity of the jacks matters (C-57)
-            events.append(Event("jacks_cancel"))
+            events.append(event("jacks_cancel"))
             self._start_turn(self.next_seat(p))
         elif count == 1:  # the one-turn option exists only for a single J (C-57)
             self.turn_state.decide(p, Decision.REVERSE)
@@ -393,9 +393,9 @@ class EightsGame(Game, family="eights"):
         nxt = self.next_seat(p)
         if once:
             hs.once_seat = nxt
-            hs.events.append(Event("reverse_once", None, None, None, nxt))
+            hs.events.append(event("reverse_once", None, None, None, nxt))
         else:
-            hs.events.append(Event("reverse"))
+            hs.events.append(event("reverse"))
         self._start_turn(nxt)
 
     def _restore_once(self, p: int) -> None:
@@ -405,7 +405,7 @@ class EightsGame(Game, family="eights"):
         if hs.once_seat == p:
             hs.once_seat = None
             hs.direction = -hs.direction
-            hs.events.append(Event("direction_restored"))
+            hs.events.append(event("direction_restored"))
 
     def _skip_next(self, target: int) -> None:
         """The next skip falls on ``target``, who may pass it on with a 7 (E-56)."""
@@ -416,7 +416,7 @@ class EightsGame(Game, family="eights"):
 
     def _skip(self, target: int) -> None:
         hs = self.hand_state
-        hs.events.append(Event("skipped", target))
+        hs.events.append(event("skipped", target))
         hs.skips -= 1
         nxt = self.next_seat(target)
         if hs.skips:
@@ -439,7 +439,7 @@ class EightsGame(Game, family="eights"):
         gs, hs = self.game_state, self.hand_state
         for s in range(self.n):
             if gs.active[s] and not hs.sizes[s] and s != hs.went_out:
-                hs.events.append(Event("in_air_at_end", s))
+                hs.events.append(event("in_air_at_end", s))
                 self._draw(s, 1)
 
     def _score_hand(self) -> None:
@@ -500,7 +500,7 @@ class EightsGame(Game, family="eights"):
                 break
         gs.active = tuple(active and s not in tied for s, active in enumerate(gs.active))
         for s in tied:
-            hs.events.append(Event("knocked_out", s))
+            hs.events.append(event("knocked_out", s))
         return tied
 
     def _game_decided(self) -> bool:

@@ -182,6 +182,32 @@ _TEXT: dict[str, Callable[[Event], str]] = {
     "game_truncated": lambda e: f"game truncated after {e.value} hands (max_hands guard)",
 }
 EVENT_KINDS = frozenset(_TEXT)
+
+# Every distinct event is made once and shared: a log then holds references to a few thousand
+# immutable values instead of one new tuple per decision (which the garbage collector would keep
+# scanning as the logs grow).
+_INTERNED: dict[tuple, Event] = {}
+_INTERNED_MAX = 200_000
+
+
+def event(
+    kind: str,
+    seat: int | None = None,
+    card: int | None = None,
+    value: int | None = None,
+    other: int | None = None,
+) -> Event:
+    """The event with these fields (without ``sides`` or ``seats``), shared with every other
+    log that holds it."""
+    key = (kind, seat, card, value, other)
+    found = _INTERNED.get(key)
+    if found is None:
+        if len(_INTERNED) >= _INTERNED_MAX:
+            _INTERNED.clear()
+        found = _INTERNED[key] = Event(kind, seat, card, value, other)
+    return found
+
+
 PLAY_KINDS = frozenset({"play", "play_demand", "play_block"})  # a card played to the pile
 
 

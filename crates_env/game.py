@@ -33,7 +33,7 @@ import numpy as np
 
 from .actions import NUM_ACTIONS, action_name
 from .cards import SUITS, card_code, parse_card, rank_of, suit_of
-from .events import Event
+from .events import Event, event
 from .rules import PRESET_ENGINES, Ruleset, make_ruleset
 from .scoring import pressure_value
 from .state import Decision, GameState, HandResult, HandState, State, TurnState
@@ -201,10 +201,10 @@ class Game:
             drawn = self.deal_rng.permutation(self.deck.size)[: len(seats)]
             cards = [self.deck.kinds[i] for i in drawn]
             for s, c in zip(seats, cards, strict=True):
-                events.append(Event("draw_for_deal", s, c))
+                events.append(event("draw_for_deal", s, c))
             low = lowest_cards(cards, break_ties_by_suit=self.rules.low_card_ties == "suit")
             if len(low) == 1:
-                events.append(Event("first_dealer", seats[low[0]]))
+                events.append(event("first_dealer", seats[low[0]]))
                 return seats[low[0]]
             seats = [seats[i] for i in low]
 
@@ -224,7 +224,7 @@ class Game:
                 sizes[seat] += 1
                 pos += 1
         hs.stock = order[pos:][::-1]  # top of stock last
-        events.append(Event("deal", gs.dealer, None, deal_size, gs.hand_index + 1))
+        events.append(event("deal", gs.dealer, None, deal_size, gs.hand_index + 1))
         self._turn_starter()
 
     def _deal_seats(self) -> list[int]:
@@ -304,7 +304,7 @@ class Game:
         hs.over, hs.went_out = False, None
         self._set_family_position(**settings)
         self._set_top(dc, parsed_suit)
-        hs.events.append(Event("position_set", turn))
+        hs.events.append(event("position_set", turn))
         self._start_turn(turn)
 
     def _position_settings(self, settings: dict[str, Any]) -> dict[str, Any]:
@@ -642,7 +642,7 @@ class Game:
             hand |= 1 << stock.pop()
         hs.hands[seat] = hand
         hs.sizes[seat] += k
-        hs.events.append(Event("draw", seat, None, k))
+        hs.events.append(event("draw", seat, None, k))
         return k
 
     def _draw_past_stock(self, seat: int, k: int) -> int:
@@ -658,7 +658,7 @@ class Game:
             hs.sizes[seat] += take
             got += take
             if got == k:
-                hs.events.append(Event("draw", seat, None, k))
+                hs.events.append(event("draw", seat, None, k))
                 return k
             if not self._refill(seat, got, k):
                 return got
@@ -673,7 +673,7 @@ class Game:
         hs = self.hand_state
         policy = self.rules.empty_stock
         if policy == "blocked":
-            hs.events.append(Event("blocked", seat))
+            hs.events.append(event("blocked", seat))
             self._end_hand("blocked")
             raise HandEnded
         if policy == "pressure":
@@ -681,7 +681,7 @@ class Game:
         if len(hs.discard) > 1:
             self._reshuffle()
             return True
-        hs.events.append(Event("draw_short", seat, None, got, k))
+        hs.events.append(event("draw_short", seat, None, got, k))
         if policy == "reshuffle":
             return False
         self._end_hand("pressure")
@@ -698,7 +698,7 @@ class Game:
         hs.pressure_points[team] += value
         hs.pressures[team] += 1
         hs.seat_pressures[seat] += 1
-        hs.events.append(Event("pressure", seat, None, value, drawer))
+        hs.events.append(event("pressure", seat, None, value, drawer))
 
     def _next_to_play(self) -> int:
         """SHWS: "the next player to play" after a draw of Figgy's (C-19): the seat the turn goes
@@ -712,7 +712,7 @@ class Game:
         cards = hs.discard
         hs.stock = [cards[i] for i in self.rng.permutation(len(cards))]
         hs.discard = [top]
-        hs.events.append(Event("reshuffle", None, None, len(hs.stock)))
+        hs.events.append(event("reshuffle", None, None, len(hs.stock)))
 
     # ------------------------------------------------------------------ end of hand and game
     def _end_hand(self, reason: str) -> None:
@@ -774,7 +774,7 @@ class Game:
 
     def _truncate(self) -> None:
         hs = self.hand_state
-        hs.events.append(Event("hand_truncated", None, None, hs.decisions))
+        hs.events.append(event("hand_truncated", None, None, hs.decisions))
         hs.over = True
         hs.ended_by = "truncated"
         self.game_state.hand_logs.append(tuple(hs.events))
@@ -783,9 +783,9 @@ class Game:
     def _truncate_game(self) -> None:
         """Stop after the hand just finished: the guard's event ends that hand's log."""
         gs = self.game_state
-        event = Event("game_truncated", None, None, gs.hand_index)
-        self.hand_state.events.append(event)
-        gs.hand_logs[-1] += (event,)
+        stop = event("game_truncated", None, None, gs.hand_index)
+        self.hand_state.events.append(stop)
+        gs.hand_logs[-1] += (stop,)
         self._stop_truncated()
 
     def _stop_truncated(self) -> None:

@@ -17,7 +17,7 @@ ones):
 from __future__ import annotations
 
 from .actions import ANNOUNCE, DRAW, SUIT
-from .events import Event
+from .events import event
 from .state import Decision
 
 
@@ -56,20 +56,20 @@ class Misplays:
         if action == DRAW:  # a revoke: "1,000M points added to score" [001:53]
             points = self.rules.revoke_points
             hs.revoke_points[self.rules.team_of(p)] += points
-            hs.events.append(Event("revoke", p, None, points))
+            hs.events.append(event("revoke", p, None, points))
             self._act(DRAW)
         elif action == ANNOUNCE:  # says "One card" when it doesn't apply [004:23]
-            hs.events.append(Event("needless_call", p))
+            hs.events.append(event("needless_call", p))
             self._dumbass(p)
         elif action >= SUIT:  # "calls an invalid suit after playing a nine" [004:23]
-            hs.events.append(Event("invalid_suit", p, None, action - SUIT))
+            hs.events.append(event("invalid_suit", p, None, action - SUIT))
             self._dumbass(p)  # and calls again (TV-16)
         elif self.rules.misplay_card == "expose":
             # "that card remains face up on the table and must be played at the first legal
             # opportunity" [001:71]; the player still owes a legal action
             ids = hs.hands[p] & ~hs.exposed[p] & self.deck.kind_mask[action]
             hs.exposed[p] |= ids & -ids
-            hs.events.append(Event("penalty_card", p, action))
+            hs.events.append(event("penalty_card", p, action))
         else:
             self._illegal_play_dumbass(p, action)
 
@@ -77,14 +77,14 @@ class Misplays:
         """ "the card is returned, a dumbass card given, and the turn forfeited, unless it is
         during a crank, in which case the turn cannot be forfeited" [004:23]."""
         hs = self.hand_state
-        hs.events.append(Event("card_returned", p, kind))
+        hs.events.append(event("card_returned", p, kind))
         self._dumbass(p)
         if not hs.count:
-            hs.events.append(Event("forfeit", p))
+            hs.events.append(event("forfeit", p))
             self._start_turn(self.next_seat(p))
 
     def _dumbass(self, p: int) -> None:
-        self.hand_state.events.append(Event("dumbass_card", p))
+        self.hand_state.events.append(event("dumbass_card", p))
         self._draw(p, 1)  # from the stock, through D: it can cause pressure [004:23]
 
     # ------------------------------------------------------------------ penalty cards
@@ -108,7 +108,7 @@ class Misplays:
 
     def _pick_penalty_card(self, kind: int) -> None:
         ts = self.turn_state
-        self.hand_state.events.append(Event("penalty_pick", ts.chooser, kind, None, ts.seat))
+        self.hand_state.events.append(event("penalty_pick", ts.chooser, kind, None, ts.seat))
         ts.forced = kind
         ts.chooser = None
         ts.decision = Decision.PLAY
