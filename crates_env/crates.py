@@ -247,14 +247,13 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
 
     def _family_view(self) -> tuple:
         hs, ts = self.hand_state, self.turn_state
-        playing = ts.decision is not None
         return (
             hs.count,
             0,
-            self.pending_draw() if playing else 0,
+            0 if ts.decision is None else self.pending_draw(),
             ts.plays > 0,
             ts.announced,
-            hs.free_play or (hs.suit is None and hs.rank is None),
+            hs.free_play,
             tuple(hs.penalty_owed),
             tuple(hs.exposed),
         )

@@ -187,12 +187,14 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
             g.apply(action)
         except ValueError as exc:  # name the agent too; the engine names the action and the legal
             raise ValueError(f"{agent}: {exc}") from None
-        self._auto_announce()
+        if self.auto_announce:
+            self._auto_announce()
         self._after_move(hands_before)
         if self.render_mode == "human":
             self.render()
 
     def _auto_announce(self) -> None:
+        """one_card="auto": announce whenever the call is offered."""
         g = self.game
         while self.auto_announce and g.decision is not None and ANNOUNCE in g.legal_actions():
             g.apply(ANNOUNCE)

@@ -182,11 +182,11 @@ class Observer:
         if max(counts) > CLIP:  # reshuffled cards can be played again, many times with two decks
             counts = [min(c, CLIP) for c in counts]
         v[played_at : played_at + NUM_KINDS] = counts
-        # per seat, from the observer's slot round the table
         sizes, owed, active = view.sizes, view.penalty_owed, view.active
-        v[sizes_at : sizes_at + n] = [x / sizes_scale for x in sizes[seat:] + sizes[:seat]]
-        v[owed_at : owed_at + n] = owed[seat:] + owed[:seat]
-        v[active_at : active_at + n] = active[seat:] + active[:seat]
+        for i, s in enumerate(self._from_seat[seat]):  # from the observer's slot round the table
+            v[sizes_at + i] = sizes[s] / sizes_scale
+            v[owed_at + i] = owed[s]
+            v[active_at + i] = active[s]
         dummy = self.rules.dummy_seat
         if dummy is not None and dummy != seat:
             for k in kinds(view.dummy_hand):

@@ -53,7 +53,8 @@ class PublicView:
     pending_draw: int  # cards the player to act takes by drawing now (0 once over)
     playing_again: bool  # a further play of the same turn (after a 6, a K series)
     announced: bool  # the player to act has announced "one card" for its coming play
-    free_play: bool  # any card may be played now
+    free_play: bool  # any card may be played (after a kreights count, zimbabwe's A♠); with no
+    # suit and rank to follow (after a Joker starter) play is free as well
     penalty_owed: tuple[bool, ...]  # per seat: owes a one-card penalty
     exposed: tuple[int, ...]  # per seat: kreights penalty cards, face up (bitmasks)
 

@@ -222,6 +222,21 @@ def test_hidden_cards_are_spread_uniformly():
     assert stats.chisquare(observed, expected).pvalue > 0.001, (observed, expected)
 
 
+def test_the_stock_is_reshuffled_uniformly_too():
+    """The card on top of the re-dealt stock is any of the hidden cards, each as often (two
+    decks: a kind with two hidden copies comes up twice as often)."""
+    g = new_game("craits", 6, seed=4, deal_schedule=[6])
+    seat, samples = 2, 4000
+    hidden = hidden_cards(g, seat)
+    rng = np.random.default_rng(1)
+    tops = Counter(g.resample_hidden(seat, rng).stock_cards()[0] for _ in range(samples))
+    assert set(tops) <= set(hidden)
+    total = sum(hidden.values())
+    observed = [tops[card] for card in hidden]
+    expected = [samples * copies / total for copies in hidden.values()]
+    assert stats.chisquare(observed, expected).pvalue > 0.001, (observed, expected)
+
+
 def test_resample_refuses_a_bad_seat_or_generator_and_changes_nothing():
     g = new_game("crates", 4, seed=1)
     before = snapshot(g)
