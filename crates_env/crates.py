@@ -38,7 +38,7 @@ from .cards import (
 from .events import Event, event
 from .game import Game, HandEnded
 from .misplays import Misplays
-from .rules import COUNT_PIPS
+from .rules import COUNT_PIPS, Ruleset
 from .scoring import score_kinds
 from .state import Decision, GameState, HandState, TurnState
 
@@ -46,6 +46,13 @@ from .state import Decision, GameState, HandState, TurnState
 @dataclass(slots=True)
 class CratesGameState(GameState):
     mulligans_left: set[int] = field(default_factory=set)  # kreights: first miss forgiven
+
+    @classmethod
+    def new(cls, rules: Ruleset, hand_index: int, dealer: int) -> Self:
+        # (no zero-argument super() in a slots dataclass: the class is rebuilt after the body)
+        state = GameState.new.__func__(cls, rules, hand_index, dealer)
+        state.mulligans_left = set(rules.mulligans)
+        return state
 
 
 @dataclass(slots=True)
@@ -125,11 +132,7 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
         self._functions = self.rules.card_functions
 
     def _new_game_state(self, hand_index: int, dealer: int) -> CratesGameState:
-        base = super()._new_game_state(hand_index, dealer)
-        return CratesGameState(
-            **{name: getattr(base, name) for name in base.__slots__},
-            mulligans_left=set(self.rules.mulligans),
-        )
+        return CratesGameState.new(self.rules, hand_index, dealer)
 
     def _new_turn_state(self) -> CratesTurn:
         return CratesTurn()

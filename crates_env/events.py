@@ -208,9 +208,6 @@ def event(
     return found
 
 
-PLAY_KINDS = frozenset({"play", "play_demand", "play_block"})  # a card played to the pile
-
-
 def texts(events: Iterable[Event]) -> list[str]:
     """The lines a person reads, one per event."""
     return [str(e) for e in events]

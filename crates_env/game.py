@@ -128,15 +128,7 @@ class Game:
         """Precompute the card masks the family's legal plays are made of (shared by clones)."""
 
     def _new_game_state(self, hand_index: int, dealer: int) -> GameState:
-        n, teams = self.n, self.rules.num_teams
-        return GameState(
-            hand_index=hand_index,
-            dealer=dealer,
-            scores=tuple(self.rules.initial_scores),
-            stars=(0,) * n,
-            pressure_count=(0,) * teams,
-            active=(True,) * n,
-        )
+        return GameState.new(self.rules, hand_index, dealer)
 
     def _new_turn_state(self) -> TurnState:
         return TurnState()

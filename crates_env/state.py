@@ -29,6 +29,7 @@ from .cards import NUM_KINDS
 
 if TYPE_CHECKING:
     from .events import Event
+    from .rules import Ruleset
 
 
 class Decision(IntEnum):
@@ -109,6 +110,19 @@ class GameState(StateValue):
     hand_logs: list[tuple[Event, ...]] = field(default_factory=list)
     over: bool = False
     truncated: bool = False  # stopped by a guard (max_hands, max_decisions_per_hand)
+
+    @classmethod
+    def new(cls, rules: Ruleset, hand_index: int, dealer: int) -> Self:
+        """A game before its first deal: the rules' starting scores, nothing taken yet."""
+        n = rules.num_players
+        return cls(
+            hand_index=hand_index,
+            dealer=dealer,
+            scores=tuple(rules.initial_scores),
+            stars=(0,) * n,
+            pressure_count=(0,) * rules.num_teams,
+            active=(True,) * n,
+        )
 
 
 @dataclass(slots=True)
