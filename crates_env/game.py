@@ -534,8 +534,9 @@ class Game:
         kept: ``seat``'s own hand, cards face up in a hand (the dummy's, kreights penalty cards),
         the discard pile and every count and size. The clone's reshuffles and later deals come
         from ``rng`` too. The re-deal depends only on what ``seat`` can see and on ``rng``: two
-        positions ``seat`` cannot tell apart give the same clone for the same ``rng`` state, so
-        a search built on it never reads a hidden card (OpenSpiel's ``ResampleFromInfostate``).
+        positions ``seat`` cannot tell apart give the same cards in the same places for the same
+        ``rng`` state, so a search built on it never reads a hidden card (OpenSpiel's
+        ``ResampleFromInfostate``). ``rng`` is advanced.
         """
         self._check_seat(seat)
         if not isinstance(rng, np.random.Generator):
