@@ -82,6 +82,16 @@ def parse_card(code: str | int) -> int:
     return kind
 
 
+def card_list(codes: object, what: str) -> list[int]:
+    """Kinds of a list (or tuple) of codes given as ``what``; ValueError naming ``what`` when it
+    is not a list of valid codes."""
+    if not isinstance(codes, list | tuple):
+        raise ValueError(
+            f"{what} must be a list of card codes such as ['AS', '10H'], not {codes!r}"
+        )
+    return [parse_card(c) for c in codes]
+
+
 def parse_cards(codes: Iterable[str | int] | str) -> list[int]:
     """Kinds of several codes; a string is split on whitespace and commas."""
     if isinstance(codes, str):

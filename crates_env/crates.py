@@ -38,7 +38,7 @@ from .cards import (
 from .events import Event, event
 from .game import Game, HandEnded
 from .misplays import Misplays
-from .rules import COUNT_PIPS, Ruleset
+from .rules import COUNT_PIPS, Ruleset, int_value
 from .scoring import score_kinds
 from .state import Decision, GameState, HandState, TurnState
 
@@ -178,10 +178,14 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
                 "penalty_owed"
             )
         count = settings.get("count", 0)
-        if not isinstance(count, int) or count < 0:
+        if int_value(count) is None or count < 0:
             raise ValueError(f"count must be an int >= 0, not {count!r}")
-        owed = tuple(settings.get("penalty_owed", ()))
-        return {"count": count, "penalty_owed": owed}
+        owed = settings.get("penalty_owed", ())
+        if not isinstance(owed, list | tuple) or any(
+            int_value(s) is None or not 0 <= s < self.n for s in owed
+        ):
+            raise ValueError(f"penalty_owed takes a list of seats 0..{self.n - 1}, not {owed!r}")
+        return {"count": int(count), "penalty_owed": tuple(owed)}
 
     def _needs_suit(self, discard: list[int]) -> bool:
         top = _below_jokers(discard)

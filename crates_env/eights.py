@@ -33,6 +33,7 @@ from .actions import DRAW, PASS, REVERSE_ONCE, REVERSE_PERMANENT, STOP, SUIT
 from .cards import EIGHT, JOKER, NUM_KINDS, rank_of, suit_of
 from .events import Event, event
 from .game import Game
+from .rules import int_value
 from .scoring import score_kinds
 from .state import Decision, HandState, StateValue, TurnState
 
@@ -129,9 +130,9 @@ class EightsGame(Game, family="eights"):
                 f"set_position got {', '.join(unknown)}; the Crazy Eights family takes demand"
             )
         demand = settings.get("demand", 0)
-        if not isinstance(demand, int) or demand < 0:
+        if int_value(demand) is None or demand < 0:
             raise ValueError(f"demand must be an int >= 0, not {demand!r}")
-        return {"demand": demand}
+        return {"demand": int(demand)}
 
     def _set_family_position(self, demand: int) -> None:
         hs = self.hand_state

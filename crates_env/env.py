@@ -6,6 +6,7 @@ reward for a hand on the step that ends it, whoever acted, and partners share th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,11 +19,12 @@ from pettingzoo.utils import wrappers
 
 from .actions import ANNOUNCE, NUM_ACTIONS, action_name, parse_action
 from .cards import SUIT_SYMBOLS, SUITS, card_code, pretty
-from .game import Decision, Game, HandResult
+from .game import Decision, Game, HandResult, new_game
 from .observation import Observer
-from .rules import Ruleset, make_ruleset
+from .rules import Ruleset, int_value, make_ruleset
 
 REWARD_MODES = ("points", "relative", "win")
+RENDER_MODES = ("ansi", "human")
 REWARD_TIMINGS = ("hand", "event")
 ONE_CARD_MODES = ("action", "auto")
 ILLEGAL_MODES = ("raise", "terminate")
@@ -42,15 +44,33 @@ def env(**kwargs) -> AECEnv:
     ``illegal="raise"`` (default) raises ``ValueError`` on an illegal action; ``"terminate"`` uses
     PettingZoo's TerminateIllegalWrapper (the game ends, the offender gets ``illegal_reward``).
     """
-    illegal = kwargs.pop("illegal", "raise")
-    illegal_reward = kwargs.pop("illegal_reward", -1.0)
-    if illegal not in ILLEGAL_MODES:
-        raise ValueError(f"illegal={illegal!r} is not valid; use one of {', '.join(ILLEGAL_MODES)}")
+    illegal = _choice("illegal", kwargs.pop("illegal", "raise"), ILLEGAL_MODES)
+    illegal_reward = _real("illegal_reward", kwargs.pop("illegal_reward", -1.0))
     e: AECEnv = raw_env(**kwargs)
     if illegal == "terminate":
         e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
+    # No AssertOutOfBoundsWrapper: raw_env refuses any action outside the mask with a ValueError
+    # that names the legal ones, where the wrapper's bare AssertionError names nothing.
     return wrappers.OrderEnforcingWrapper(e)
+
+
+def _choice(name: str, value: object, choices: Sequence[str | None]) -> str | None:
+    """``value`` if it is one of ``choices``; a ValueError naming them otherwise."""
+    if value is None and None in choices:
+        return None
+    if not isinstance(value, str) or value not in choices:
+        valid = ", ".join(str(c) for c in choices)
+        raise ValueError(f"{name}={value!r} is not valid; use one of {valid}")
+    return value
+
+
+def _real(name: str, value: object) -> float:
+    """A finite number as a float; a ValueError naming ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(f"{name} must be a number, not {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, not {value!r}")
+    return float(value)
 
 
 class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
@@ -69,7 +89,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
 
     metadata = {  # noqa: RUF012 - PettingZoo reads a class attribute
         "name": "crates_v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -97,27 +117,12 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
             **options,
         )
         super().__init__()
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(
-                f"render_mode={render_mode!r} is not valid; use None, 'ansi' or 'human'"
-            )
-        if reward_mode not in REWARD_MODES:
-            raise ValueError(
-                f"reward_mode={reward_mode!r} is not valid; use one of {', '.join(REWARD_MODES)}"
-            )
-        if reward_timing not in REWARD_TIMINGS:
-            raise ValueError(
-                f"reward_timing={reward_timing!r} is not valid; use one of "
-                f"{', '.join(REWARD_TIMINGS)}"
-            )
-        if one_card not in ONE_CARD_MODES:
-            raise ValueError(
-                f"one_card={one_card!r} is not valid; use one of {', '.join(ONE_CARD_MODES)}"
-            )
+        self.render_mode = _choice("render_mode", render_mode, (None, *RENDER_MODES))
+        self.reward_mode = _choice("reward_mode", reward_mode, REWARD_MODES)
+        reward_timing = _choice("reward_timing", reward_timing, REWARD_TIMINGS)
+        one_card = _choice("one_card", one_card, ONE_CARD_MODES)
+        self.reward_scale = _real("reward_scale", reward_scale)
         self.rules: Ruleset = make_ruleset(preset, num_players, **options)
-        self.render_mode = render_mode
-        self.reward_mode = reward_mode
-        self.reward_scale = float(reward_scale)
         # "event": a pressure is paid the moment it is taken, so the decision that caused it is
         # not credited only at the end of the hand, behind the luck of everybody's cards.
         self.pressures_at_once = reward_timing == "event" and reward_mode != "win"
@@ -146,21 +151,33 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
 
     # ------------------------------------------------------------------ episode
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a game. ``options={"deck": [...], "dealer": k}`` stacks the first hand."""
+        """Start a game. ``options={"deck": [...], "dealer": k}`` stacks the first hand.
+
+        A bad seed or option raises ``ValueError`` and leaves the environment as it was (its
+        game, and the stream later plain resets draw their games from)."""
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"reset options must be a dict like {{'dealer': 0}}, not {options!r}")
         options = dict(options or {})
         unknown = set(options) - {"deck", "dealer"}
         if unknown:  # PettingZoo's api_test passes foreign options: warn, do not fail
             gymnasium.logger.warn(
                 f"ignoring reset option(s) {sorted(unknown)}; valid: deck, dealer"
             )
-        if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
+        if seed is not None and (int_value(seed) is None or seed < 0):
+            raise ValueError(f"seed must be an int >= 0 or None, not {seed!r}")
+        stream = self._seed_rng if seed is None else np.random.default_rng(seed)
+        before = stream.bit_generator.state
         # Each game draws its own generator from the env's stream: reset(seed=s) then plain
         # resets replay the same games, and no two games of one stream repeat.
-        game_rng = np.random.default_rng(self._seed_rng.integers(2**63))
-        self.game = Game(
-            self.rules, seed=game_rng, dealer=options.get("dealer"), deck=options.get("deck")
-        )
+        game_rng = np.random.default_rng(stream.integers(2**63))
+        try:
+            game = new_game(
+                self.rules, seed=game_rng, dealer=options.get("dealer"), deck=options.get("deck")
+            )
+        except ValueError:
+            stream.bit_generator.state = before
+            raise
+        self._seed_rng, self.game = stream, game
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -168,25 +185,28 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._paid = [0] * self.rules.num_teams  # pressure points of this hand already rewarded
+        self.agent_selection = self.possible_agents[0]  # kept if the deal already ends the game
         self._auto_announce()
         self._after_move(0)
         if self.render_mode == "human":
             self.render()
 
     def step(self, action: int | None) -> None:
+        if self.game is None:
+            raise ValueError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
-        self.infos = {a: {} for a in self.agents}
         g = self.game
         hands_before = g.hand_index
-        try:
+        try:  # first: a refused action changes nothing, pending rewards included
             g.apply(action)
         except ValueError as exc:  # name the agent too; the engine names the action and the legal
             raise ValueError(f"{agent}: {exc}") from None
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        self.infos = {a: {} for a in self.agents}
         if self.auto_announce:
             self._auto_announce()
         self._after_move(hands_before)
@@ -257,6 +277,10 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         g = self.game
+        if g is None:
+            raise ValueError("call reset() before observe()")
+        if agent not in self.agent_seat:
+            raise ValueError(f"no agent {agent!r}; agents: {', '.join(self.possible_agents)}")
         view = g.view(self.agent_seat[agent])
         mine = view.to_play == view.seat  # to_play is None once the game is over
         mask = legal_mask(g) if mine else np.zeros(NUM_ACTIONS, dtype=np.int8)

@@ -32,9 +32,9 @@ from typing import Any, ClassVar, NoReturn
 import numpy as np
 
 from .actions import NUM_ACTIONS, action_name
-from .cards import SUITS, card_code, parse_card, rank_of, suit_of
+from .cards import SUITS, card_code, card_list, rank_of, suit_of
 from .events import Event, event
-from .rules import PRESET_ENGINES, Ruleset, make_ruleset
+from .rules import PRESET_ENGINES, Ruleset, int_value, make_ruleset
 from .scoring import pressure_value
 from .state import Decision, GameState, HandResult, HandState, State, TurnState
 from .view import PublicView
@@ -114,8 +114,8 @@ class Game:
         self.deck = rules.deck
         self.deal_rng, self.rng = _streams(seed)
         hands = rules.num_hands or rules.max_hands
-        if not 0 <= hand_index < hands:
-            raise ValueError(f"hand_index must be 0..{hands - 1}, not {hand_index}")
+        if int_value(hand_index) is None or not 0 <= hand_index < hands:
+            raise ValueError(f"hand_index must be 0..{hands - 1}, not {hand_index!r}")
         self._build_masks()
         events: list[Event] = []
         first = self._first_dealer(dealer, events)
@@ -179,13 +179,16 @@ class Game:
 
     # ------------------------------------------------------------------ the deal
     def _first_dealer(self, dealer: int | None, events: list[Event]) -> int:
-        rule = self.rules.dealer_rule if dealer is None else dealer
         seats = list(self.rules.dealer_seats)
-        if isinstance(rule, int):
-            if rule not in seats:
+        if dealer is not None:
+            if int_value(dealer) not in seats:
                 raise ValueError(
-                    f"dealer must be a seat that deals ({', '.join(map(str, seats))}), not {rule}"
+                    f"dealer must be a seat that deals ({', '.join(map(str, seats))}), "
+                    f"not {dealer!r}"
                 )
+            return int(dealer)
+        rule = self.rules.dealer_rule
+        if isinstance(rule, int):
             return rule
         if rule == "random":
             return seats[int(self.deal_rng.integers(len(seats)))]
@@ -233,7 +236,7 @@ class Game:
         d = self.deck
         if deck is None:
             return [int(i) for i in self.deal_rng.permutation(d.size)]
-        ids = d.ids_for([parse_card(c) for c in deck])
+        ids = d.ids_for(card_list(deck, "deck"))
         used = 0
         for i in ids:
             used |= 1 << i
@@ -263,13 +266,13 @@ class Game:
         nothing.
         """
         settings = self._position_settings(settings)
-        self._check_seat(turn)
-        if len(hands) != self.n:
-            raise ValueError(f"set_position needs {self.n} hands, got {len(hands)}")
-        if direction not in (1, -1):
-            raise ValueError(f"direction must be 1 or -1, not {direction}")
-        parsed = [[parse_card(c) for c in h] for h in hands]
-        st, dc = [parse_card(c) for c in stock], [parse_card(c) for c in discard]
+        self._check_seat(turn, "turn")
+        if not isinstance(hands, list | tuple) or len(hands) != self.n:
+            raise ValueError(f"set_position needs a list of {self.n} hands, not {hands!r}")
+        if int_value(direction) not in (1, -1):
+            raise ValueError(f"direction must be 1 or -1, not {direction!r}")
+        parsed = [card_list(h, f"hands[{s}]") for s, h in enumerate(hands)]
+        st, dc = card_list(stock, "stock"), card_list(discard, "discard")
         if not dc:
             raise ValueError("set_position needs at least the top card in discard")
         knocked_out = [s for s in range(self.n) if parsed[s] and not self.game_state.active[s]]
@@ -297,7 +300,10 @@ class Game:
         self._set_family_position(**settings)
         self._set_top(dc, parsed_suit)
         hs.events.append(event("position_set", turn))
-        self._start_turn(turn)
+        try:
+            self._start_turn(turn)
+        except HandEnded:  # a one-card penalty drawn past an empty stock (E-1)
+            self._finish_hand()
 
     def _position_settings(self, settings: dict[str, Any]) -> dict[str, Any]:
         """The family's scripted-position settings, checked (``set_position``)."""
@@ -562,9 +568,9 @@ class Game:
         out.turn_state.legal = None
         return out
 
-    def _check_seat(self, seat: object) -> None:
-        if not isinstance(seat, int | np.integer) or not 0 <= seat < self.n:
-            raise ValueError(f"seat must be 0..{self.n - 1}, not {seat!r}")
+    def _check_seat(self, seat: object, what: str = "seat") -> None:
+        if int_value(seat) is None or not 0 <= seat < self.n:
+            raise ValueError(f"{what} must be 0..{self.n - 1}, not {seat!r}")
 
     # ------------------------------------------------------------------ acting
     def apply(self, action: int) -> None:
@@ -825,6 +831,8 @@ def _streams(seed: int | np.random.Generator | None) -> tuple[np.random.Generato
     in every hand whoever sits where: duplicate play."""
     if isinstance(seed, np.random.Generator):
         return tuple(np.random.default_rng(int(x)) for x in seed.integers(2**63, size=2))
+    if seed is not None and (int_value(seed) is None or seed < 0):
+        raise ValueError(f"seed must be an int >= 0, a numpy Generator or None, not {seed!r}")
     return tuple(np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
 
 

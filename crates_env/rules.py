@@ -18,7 +18,9 @@ Build one with ``make_ruleset("kreights", num_players=3, seven_card_format=True)
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
+
+import numpy as np
 
 from .cards import (
     ACE,
@@ -302,6 +304,66 @@ def _fail(message: str) -> None:
     raise ValueError(message)
 
 
+_DEFAULTS = {f.name: f.default for f in fields(Ruleset) if f.name in OPTION_NAMES}
+_SEAT_LISTS = frozenset({"kreights_mulligan"})
+# int options: (lowest, highest or None, what the message says they must be)
+_INTS = {
+    "zimbabwe_jokers": (0, 8, "an int from 0 to 8 (the Jokers of a pack)"),
+    "deal_size": (5, 8, "5, 6, 7 or 8 ('Five to 8 cards' [003:55])"),
+    "max_decisions_per_hand": (1, None, "a positive int"),
+    "max_hands": (1, None, "a positive int"),
+}
+
+
+def int_value(value: object) -> int | None:
+    """``value`` as an int when it is one (numpy integers included, bools not), else None."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        return None
+    return int(value)
+
+
+def _switched_off(name: str, value: object) -> bool:
+    """Whether ``value`` leaves option ``name`` at its default (False, 0, no seats, None)."""
+    try:
+        return _typed(name, value) == _DEFAULTS[name]
+    except ValueError:
+        return False
+
+
+def _typed(name: str, value: object) -> object:
+    """``value`` as the type option ``name`` takes (its range is checked later); a ValueError
+    naming the option otherwise. Only real booleans switch an option on: "no" would not."""
+    if isinstance(_DEFAULTS[name], bool):
+        if not isinstance(value, bool | np.bool_):
+            _fail(f"option {name!r} takes True or False, not {value!r}")
+        return bool(value)
+    if name in _INTS:
+        low, high, what = _INTS[name]
+        number = int_value(value)
+        if number is None or number < low or (high is not None and number > high):
+            _fail(f"{name} must be {what}, not {value!r}")
+        return number
+    if name in _SEAT_LISTS or name == "deal_schedule":
+        if name == "deal_schedule" and value is None:
+            return None
+        if not isinstance(value, list | tuple) or any(int_value(v) is None for v in value):
+            what = "seats" if name in _SEAT_LISTS else "positive ints"
+            _fail(f"option {name!r} takes a list of {what}, not {value!r}")
+        return tuple(int_value(v) for v in value)
+    if name == "first_dealer":
+        if value is None or (isinstance(value, str) and value in FIRST_DEALER_RULES):
+            return value
+        if int_value(value) is None:
+            _fail(
+                f"first_dealer {value!r} is not valid; use one of "
+                f"{', '.join(FIRST_DEALER_RULES)} or a seat number"
+            )
+        return int_value(value)
+    if name == "misplay_mode" and not (isinstance(value, str) and value in MISPLAY_MODES):
+        _fail(f"misplay_mode {value!r} is not available; valid: {', '.join(MISPLAY_MODES)}")
+    return value
+
+
 def make_ruleset(preset: str = "crates", num_players: int | None = None, **options) -> Ruleset:
     """Validated ruleset for ``preset`` with ``num_players`` and keyword overrides.
 
@@ -311,10 +373,10 @@ def make_ruleset(preset: str = "crates", num_players: int | None = None, **optio
     """
     if preset not in PRESETS:
         _fail(f"unknown preset {preset!r}; valid presets: {', '.join(PRESETS)}")
-    shws = bool(options.get("skill_hand_world_series"))
-    n = (3 if shws else 4) if num_players is None else num_players
+    shws = options.get("skill_hand_world_series") is True
+    n = (3 if shws else 4) if num_players is None else int_value(num_players)
     allowed = PLAYER_COUNTS[preset]
-    if not isinstance(n, int) or isinstance(n, bool) or n not in allowed:
+    if n is None or n not in allowed:
         _fail(
             f"preset {preset!r} is played by {allowed.start} to {allowed.stop - 1} players, "
             f"not {num_players!r}"
@@ -331,11 +393,10 @@ def make_ruleset(preset: str = "crates", num_players: int | None = None, **optio
             + ", ".join(sorted(OPTION_NAMES))
         )
     for name, value in options.items():
-        if name in ADJUNCT_PRESETS and value and preset not in ADJUNCT_PRESETS[name]:
-            _fail(
-                f"option {name!r} belongs to preset(s) {', '.join(ADJUNCT_PRESETS[name])}, "
-                f"not {preset!r}"
-            )
+        owners = ADJUNCT_PRESETS.get(name, (preset,))
+        if preset not in owners and not _switched_off(name, value):  # off is harmless
+            _fail(f"option {name!r} belongs to preset(s) {', '.join(owners)}, not {preset!r}")
+    options = {name: _typed(name, value) for name, value in options.items()}
     flags = {k: v for k, v in _PRESET_DEFAULTS.items() if preset in ADJUNCT_PRESETS[k]}
     flags.update(options)
     rs = Ruleset(preset=preset, num_players=n, **flags)
@@ -343,11 +404,8 @@ def make_ruleset(preset: str = "crates", num_players: int | None = None, **optio
 
 
 def _validate(rs: Ruleset) -> None:
+    """What depends on more than one option (the types and ranges of each: ``_typed``)."""
     n = rs.num_players
-    if rs.misplay_mode not in MISPLAY_MODES:
-        _fail(
-            f"misplay_mode {rs.misplay_mode!r} is not available; valid: {', '.join(MISPLAY_MODES)}"
-        )
     _validate_misplays(rs)
     if not (
         rs.first_dealer is None
@@ -360,23 +418,11 @@ def _validate(rs: Ruleset) -> None:
         )
     if rs.skill_hand_world_series and rs.first_dealer == 2:
         _fail("first_dealer 2 is not valid: Figgy (seat 2) never deals [000:161]")
-    for name in ("max_decisions_per_hand", "max_hands"):
-        value = getattr(rs, name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            _fail(f"{name} must be a positive int, not {value!r}")
-    if isinstance(rs.kreights_mulligan, bool | int):
-        _fail(f"kreights_mulligan takes a list of seats, not {rs.kreights_mulligan!r}")
-    bad_seats = [s for s in rs.kreights_mulligan if not (isinstance(s, int) and 0 <= s < n)]
+    bad_seats = [s for s in rs.kreights_mulligan if not 0 <= s < n]
     if bad_seats:
-        _fail(f"kreights_mulligan takes seats 0..{n - 1}, not {bad_seats}")
+        _fail(f"kreights_mulligan takes seats 0..{n - 1}, not {list(bad_seats)}")
     if rs.seven_card_format and rs.craits_short_game:
         _fail("seven_card_format and craits_short_game cannot both be set")
-    if rs.preset == "zimbabwe":
-        jokers, size = rs.zimbabwe_jokers, rs.deal_size
-        if not isinstance(jokers, int) or isinstance(jokers, bool) or jokers < 0:
-            _fail(f"zimbabwe_jokers must be an int >= 0, not {jokers!r}")
-        if not isinstance(size, int) or isinstance(size, bool) or not 5 <= size <= 8:
-            _fail(f"deal_size must be 5, 6, 7 or 8 ('Five to 8 cards' [003:55]), not {size!r}")
 
 
 def _validate_misplays(rs: Ruleset) -> None:

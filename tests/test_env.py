@@ -590,7 +590,7 @@ def test_illegal_terminate_mode(illegal_reward):
     [
         ({"reward_mode": "x"}, "points, relative, win"),
         ({"one_card": "x"}, "action, auto"),
-        ({"render_mode": "x"}, "'ansi' or 'human'"),
+        ({"render_mode": "x"}, "None, ansi, human"),
         ({"preset": "nope"}, "crates, chicago1970, kreights, craits, creights"),
         ({"illegal": "x"}, "raise, terminate"),
         ({"num_players": 7}, "2 to 5"),
