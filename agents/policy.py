@@ -81,6 +81,12 @@ class PolicyAgent(BaseAgent):
             return policy.action_net(latent).numpy().astype(np.float64)
 
 
+def first_line(exc: BaseException, limit: int = 120) -> str:
+    """The first line of an exception's message, shortened: torch and SB3 write essays."""
+    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def load_model(path: str | Path, device: str = "cpu", env: Any = None) -> Any:
     """A MaskablePPO checkpoint, optionally bound to ``env`` (training resumes that way, and SB3
     then checks the spaces). ``ValueError`` naming the path if the file is missing, is not a
@@ -97,8 +103,10 @@ def load_model(path: str | Path, device: str = "cpu", env: Any = None) -> Any:
         model = MaskablePPO.load(path, env=env, device=device)
     except Exception as exc:  # sb3 raises many kinds on a foreign or damaged archive
         if env is not None and isinstance(exc, ValueError):  # SB3's check of the spaces
-            raise ValueError(f"{path}: does not fit this environment ({exc})") from None
-        raise ValueError(f"{path}: not a MaskablePPO checkpoint ({exc})") from exc
+            raise ValueError(
+                f"{path}: does not fit this environment (a checkpoint of another table?)"
+            ) from None
+        raise ValueError(f"{path}: not a MaskablePPO checkpoint ({first_line(exc)})") from None
     if not isinstance(model.policy, MaskableActorCriticPolicy):
         raise ValueError(
             f"{path}: not a MaskablePPO checkpoint (its policy is "

@@ -44,8 +44,8 @@ def env(**kwargs) -> AECEnv:
     ``illegal="raise"`` (default) raises ``ValueError`` on an illegal action; ``"terminate"`` uses
     PettingZoo's TerminateIllegalWrapper (the game ends, the offender gets ``illegal_reward``).
     """
-    illegal = _choice("illegal", kwargs.pop("illegal", "raise"), ILLEGAL_MODES)
-    illegal_reward = _real("illegal_reward", kwargs.pop("illegal_reward", -1.0))
+    illegal = one_of("illegal", kwargs.pop("illegal", "raise"), ILLEGAL_MODES)
+    illegal_reward = finite_number("illegal_reward", kwargs.pop("illegal_reward", -1.0))
     e: AECEnv = raw_env(**kwargs)
     if illegal == "terminate":
         e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
@@ -54,7 +54,7 @@ def env(**kwargs) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(e)
 
 
-def _choice(name: str, value: object, choices: Sequence[str | None]) -> str | None:
+def one_of(name: str, value: object, choices: Sequence[str | None]) -> str | None:
     """``value`` if it is one of ``choices``; a ValueError naming them otherwise."""
     if value is None and None in choices:
         return None
@@ -64,7 +64,7 @@ def _choice(name: str, value: object, choices: Sequence[str | None]) -> str | No
     return value
 
 
-def _real(name: str, value: object) -> float:
+def finite_number(name: str, value: object) -> float:
     """A finite number as a float; a ValueError naming ``name`` otherwise."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise ValueError(f"{name} must be a number, not {value!r}")
@@ -117,11 +117,11 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
             **options,
         )
         super().__init__()
-        self.render_mode = _choice("render_mode", render_mode, (None, *RENDER_MODES))
-        self.reward_mode = _choice("reward_mode", reward_mode, REWARD_MODES)
-        reward_timing = _choice("reward_timing", reward_timing, REWARD_TIMINGS)
-        one_card = _choice("one_card", one_card, ONE_CARD_MODES)
-        self.reward_scale = _real("reward_scale", reward_scale)
+        self.render_mode = one_of("render_mode", render_mode, (None, *RENDER_MODES))
+        self.reward_mode = one_of("reward_mode", reward_mode, REWARD_MODES)
+        reward_timing = one_of("reward_timing", reward_timing, REWARD_TIMINGS)
+        one_card = one_of("one_card", one_card, ONE_CARD_MODES)
+        self.reward_scale = finite_number("reward_scale", reward_scale)
         self.rules: Ruleset = make_ruleset(preset, num_players, **options)
         # "event": a pressure is paid the moment it is taken, so the decision that caused it is
         # not credited only at the end of the hand, behind the luck of everybody's cards.

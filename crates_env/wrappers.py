@@ -13,7 +13,8 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
-from .env import raw_env
+from .env import finite_number, one_of, raw_env
+from .rules import int_value
 
 
 class Opponent(Protocol):
@@ -59,29 +60,19 @@ class CratesGymEnv(gym.Env):
         render_mode: str | None = None,
         **env_kwargs,
     ) -> None:
-        if illegal_action not in ("penalize", "raise"):
-            raise ValueError(
-                f"illegal_action={illegal_action!r} is not valid; use 'penalize' or 'raise'"
-            )
-        self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_action = one_of("illegal_action", illegal_action, ("penalize", "raise"))
+        self.illegal_reward = finite_number("illegal_reward", illegal_reward)
+        if not isinstance(partner_is_learner, bool):
+            raise ValueError(f"partner_is_learner takes True or False, not {partner_is_learner!r}")
         self.aec = raw_env(preset, num_players, render_mode=render_mode, **env_kwargs)
         self.rules = self.aec.rules
         n = self.rules.num_players
-        if not (
-            learner_seat == "random" or (isinstance(learner_seat, int) and 0 <= learner_seat < n)
-        ):
+        random_seat = isinstance(learner_seat, str) and learner_seat == "random"
+        if not random_seat and (int_value(learner_seat) is None or not 0 <= learner_seat < n):
             raise ValueError(f"learner_seat must be 0..{n - 1} or 'random', not {learner_seat!r}")
-        self.learner_seat = learner_seat
+        self.learner_seat = learner_seat if random_seat else int(learner_seat)
         self.partner_is_learner = partner_is_learner and self.rules.partnerships
-        if opponents is None:
-            opponents = UniformRandom()
-        if isinstance(opponents, Sequence):
-            if len(opponents) != n:
-                raise ValueError(f"opponents needs one entry per seat ({n}), got {len(opponents)}")
-            self.opponents = list(opponents)
-        else:
-            self.opponents = [opponents] * n
+        self.opponents = self._seat_opponents(UniformRandom() if opponents is None else opponents)
         space = self.aec.observation_space(self.aec.possible_agents[0])
         self.observation_space = space["observation"]
         self.action_space = self.aec.action_space(self.aec.possible_agents[0])
@@ -90,10 +81,38 @@ class CratesGymEnv(gym.Env):
         self.seat = 0
         self._carried = 0.0  # reward of hands that ended before the learner's first decision
 
+    def _seat_opponents(self, opponents: Opponent | Sequence[Opponent | None]) -> list:
+        """One agent per seat; None only at a seat the learner always plays."""
+        n = self.rules.num_players
+        if isinstance(opponents, Sequence) and not isinstance(opponents, str):
+            if len(opponents) != n:
+                raise ValueError(f"opponents needs one entry per seat ({n}), got {len(opponents)}")
+            seated = list(opponents)
+        else:
+            seated = [opponents] * n
+        learner = set()
+        if self.learner_seat != "random":
+            learner = {self.learner_seat}
+            if self.partner_is_learner:
+                learner.add((self.learner_seat + 2) % n)
+        for seat, agent in enumerate(seated):
+            if agent is None and seat in learner:
+                continue
+            if not callable(getattr(agent, "act", None)):
+                raise ValueError(
+                    f"opponents at seat {seat} must be an agent with act(observation, "
+                    f"action_mask), not {agent!r}"
+                )
+        return seated
+
     # ------------------------------------------------------------------ gym API
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict]:
+        if seed is not None:
+            if int_value(seed) is None or seed < 0:
+                raise ValueError(f"seed must be an int >= 0 or None, not {seed!r}")
+            seed = int(seed)  # gymnasium takes Python ints only
         super().reset(seed=seed)
         if seed is not None:
             self._seat_rng = np.random.default_rng(seed)

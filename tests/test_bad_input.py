@@ -21,9 +21,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from crates_env import crates_v0, make_ruleset, new_game
+from crates_env import NUM_ACTIONS, Decision, crates_v0, make_ruleset, new_game
 from crates_env.env import raw_env
 from crates_env.rules import ADJUNCT_PRESETS, OPTION_NAMES, PLAYER_COUNTS, PRESETS, Ruleset
+from crates_env.wrappers import CratesGymEnv
 
 from .scripted import snapshot
 
@@ -159,6 +160,23 @@ def test_any_environment_argument_builds_an_environment_or_raises_value_error(ar
 
 
 @SETTINGS
+@given(
+    argument=st.sampled_from(
+        ["learner_seat", "opponents", "partner_is_learner", "illegal_action", "illegal_reward"]
+    ),
+    value=ANYTHING,
+    seed=ANYTHING,
+)
+def test_any_gymnasium_wrapper_argument_works_or_raises_value_error(argument, value, seed):
+    try:
+        env = CratesGymEnv(deal_schedule=[2, 1], **{argument: value})
+        env.reset(seed=seed)
+    except ValueError:
+        return
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+
+
+@SETTINGS
 @given(seed=ANYTHING, dealer=ANYTHING, deck=ANYTHING, which=st.sampled_from(["seed", "options"]))
 def test_a_refused_reset_leaves_the_environment_as_it_was(seed, dealer, deck, which):
     env = raw_env(deal_schedule=[4, 2])
@@ -198,6 +216,42 @@ def test_a_refused_action_changes_nothing_pending_rewards_included(action, at):
         assert env_state(env) == before
         return
     assert action in legal
+
+
+# Tables whose random play (penalised misplays included) reaches every kind of decision.
+EVERY_DECISION = [
+    ("crates", 3, {"skill_hand_world_series": True, "deal_schedule": [5, 2]}),
+    ("kreights", 4, {"misplay_mode": "penalize", "kreights_penalty_cards": True}),
+    ("zimbabwe", 4, {}),
+    ("crazy_eights", 3, {"max_hands": 3}),
+]
+
+
+def test_refused_actions_change_nothing_at_every_decision_kind():
+    """Through env() (PettingZoo's wrappers): at every decision of random games, actions the
+    engine would not accept are refused and the environment is exactly as it was."""
+    rng = np.random.default_rng(0)
+    seen = set()
+    for preset, n, options in EVERY_DECISION:
+        env = crates_v0.env(preset=preset, num_players=n, reward_mode="relative", **options)
+        for seed in range(3):
+            env.reset(seed=seed)
+            for agent in env.agent_iter():
+                _, _, terminated, truncated, _ = env.last()
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                game = env.unwrapped.game
+                seen.add(game.decision)
+                accepted = game.acceptable_actions()
+                outside = [a for a in range(NUM_ACTIONS) if a not in accepted]
+                before = env_state(env.unwrapped)
+                for bad in (int(rng.choice(outside)), None, -1, NUM_ACTIONS):
+                    with pytest.raises(ValueError, match=agent):
+                        env.step(bad)
+                assert env_state(env.unwrapped) == before
+                env.step(int(rng.choice(accepted)))
+    assert seen == set(Decision)
 
 
 # --- the cases found, one by one ------------------------------------------------------------

@@ -127,11 +127,11 @@ def test_the_search_teacher_takes_its_settings_from_the_config():
     [
         ("warm_start.teacher=oracle", "warm_start.teacher names 'oracle'.*heuristic, search"),
         ("warm_start.opponent=search", "warm_start.opponent names 'search'.*random"),
-        ("warm_start.workers=0", "warm_start.workers must be at least 1"),
-        ("warm_start.games=0", "warm_start.games must be at least 1"),
+        ("warm_start.workers=0", "warm_start.workers must be >= 1, not 0"),
+        ("warm_start.games=0", "warm_start.games must be >= 1, not 0"),
         ("warm_start.epoch=3", "unknown config key.*warm_start.epoch"),
-        ("warm_start.search_samples=0", "warm_start.search_samples must be at least 1"),
-        ("warm_start.search_stock_max=-1", "warm_start.search_stock_max must be 0 or more"),
+        ("warm_start.search_samples=0", "warm_start.search_samples must be >= 1, not 0"),
+        ("warm_start.search_stock_max=-1", "warm_start.search_stock_max must be >= 0, not -1"),
     ],
 )
 def test_bad_warm_start_settings_are_refused(override, message):

@@ -51,7 +51,7 @@ def test_default_config_loads_and_overrides_apply():
         (["ppo.n_epoch=2"], "unknown config key.*ppo.n_epoch"),
         (["num_envs=two"], "num_envs must be a int"),
         (["ppo.learning_rate=fast"], "ppo.learning_rate must be a float"),
-        (["num_envs=0"], "num_envs must be at least 1"),
+        (["num_envs=0"], "num_envs must be >= 1, not 0"),
         (["opponents.scripted={genius: 1}"], "genius"),
         (["preset=nope"], "unknown preset"),
         (["rules={standig_jokers: true}", "preset=kreights"], "standig_jokers"),

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
+from train.config import read_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_CHECKPOINT = ROOT / "checkpoints" / "crates_4p.zip"
@@ -27,7 +27,9 @@ def parse_rules(pairs: list[str]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise ValueError(f"--rule takes key=value (e.g. standig_jokers=true), not {pair!r}")
-        options[key.strip()] = yaml.safe_load(value)
+        if key.strip() in ("preset", "num_players", "players"):
+            raise ValueError(f"--rule {pair}: give the table with --preset and --players")
+        options[key.strip()] = read_yaml(value, f"--rule {pair}")
     return options
 
 
@@ -104,16 +106,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from train.workers import sigterm_as_ctrl_c
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    commands = {"eval": run_eval, "train": run_train, "curves": run_curves, "play": run_play}
     try:
-        if args.command == "eval":
-            return run_eval(args)
-        if args.command == "train":
-            return run_train(args)
-        if args.command == "curves":
-            return run_curves(args)
-        return run_play(args)
+        with sigterm_as_ctrl_c():
+            return commands[args.command](args)
     except ValueError as exc:  # bad input: one clear line, nothing played
         parser.exit(2, f"crates {args.command}: error: {exc}\n")
     except KeyboardInterrupt:
@@ -121,7 +121,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from train.evaluate import EvalConfig, format_report, run, summarize, validate, write_outputs
+    from train.evaluate import (
+        EvalConfig,
+        format_report,
+        prepare_output,
+        run,
+        summarize,
+        validate,
+        write_outputs,
+    )
 
     rules = parse_rules(args.rule)
     config = EvalConfig(
@@ -135,6 +143,7 @@ def run_eval(args: argparse.Namespace) -> int:
     )
     validate(config)
     out = args.out or Path("eval_out") / time.strftime("%Y%m%d-%H%M%S")
+    prepare_output(out)
     records = run(config, progress=not args.quiet)
     report = summarize(config, records)
     print(format_report(report))

@@ -7,6 +7,7 @@ type stops at once with a message naming it and the valid keys.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,7 +114,7 @@ class TrainConfig:
 
     def ruleset(self) -> Ruleset:
         """The table's rules (ValueError for a bad preset, player count or rule)."""
-        return make_ruleset(self.preset, self.num_players, **self.rules)
+        return rules_of(self.preset, self.num_players, self.rules)
 
     def env_kwargs(self) -> dict[str, Any]:
         return {
@@ -130,14 +131,92 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
+def rules_of(preset: Any, num_players: Any, options: dict[str, Any]) -> Ruleset:
+    """``make_ruleset``, refusing a preset or a player count among the options (they have
+    keys of their own)."""
+    for key in ("preset", "num_players"):
+        if key in options:
+            raise ValueError(f"rules: {key} is not a rule option; set it as {key} on its own")
+    return make_ruleset(preset, num_players, **options)
+
+
+@dataclass(frozen=True)
+class Range:
+    """The values a numeric config key may take: from ``low`` (itself excluded when
+    ``above``) to ``high``, finite."""
+
+    low: float
+    high: float = math.inf
+    above: bool = False  # the key must be greater than low (a rate, a clip range)
+
+    def holds(self, value: float) -> bool:
+        if not math.isfinite(value):
+            return False
+        return (value > self.low if self.above else value >= self.low) and value <= self.high
+
+    def __str__(self) -> str:
+        if self.high < math.inf:
+            return f"from {self.low:g} to {self.high:g}"
+        return f"{'>' if self.above else '>='} {self.low:g}"
+
+
+POSITIVE, COUNT, SOME = Range(0, above=True), Range(1), Range(0)
+# Every numeric key and its range, checked before anything starts (a test holds this table to
+# the dataclasses above, so a new key cannot slip through).
+RANGES: dict[str, Range] = {
+    "num_players": Range(2, 12),  # the preset narrows it further
+    "reward_scale": POSITIVE,
+    "pressure_shaping_games": COUNT,
+    "num_envs": COUNT,
+    "workers": SOME,
+    "seed": SOME,
+    "total_steps": COUNT,
+    "checkpoint_every": COUNT,
+    "ppo.learning_rate": POSITIVE,
+    "ppo.n_steps": COUNT,
+    "ppo.batch_size": COUNT,
+    "ppo.n_epochs": COUNT,
+    "ppo.gamma": Range(0, 1),
+    "ppo.gae_lambda": Range(0, 1),
+    "ppo.clip_range": POSITIVE,
+    "ppo.ent_coef": SOME,
+    "ppo.vf_coef": SOME,
+    "ppo.max_grad_norm": POSITIVE,
+    "opponents.snapshot_weight": SOME,
+    "opponents.snapshot_every": COUNT,
+    "opponents.max_snapshots": COUNT,
+    "eval.every": COUNT,
+    "eval.deals": COUNT,
+    "eval.final_deals": COUNT,
+    "eval.seed": SOME,
+    "warm_start.games": COUNT,
+    "warm_start.workers": COUNT,
+    "warm_start.epochs": COUNT,
+    "warm_start.batch_size": COUNT,
+    "warm_start.learning_rate": POSITIVE,
+    "warm_start.search_samples": COUNT,
+    "warm_start.search_stock_max": SOME,
+}
+
+
+def config_value(config: TrainConfig, key: str) -> Any:
+    """The value of a dotted key (``ppo.gamma``)."""
+    value: Any = config
+    for part in key.split("."):
+        value = getattr(value, part)
+    return value
+
+
 def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> TrainConfig:
     """Read ``path`` (YAML), apply ``key.sub=value`` overrides, validate; ValueError if bad."""
     data: dict[str, Any] = {}
     if path is not None:
         path = Path(path)
+        if path.is_dir():
+            raise ValueError(f"config file {path} is a folder; give a YAML file")
         if not path.is_file():
             raise ValueError(f"config file {path} does not exist")
-        loaded = yaml.safe_load(path.read_text()) or {}
+        loaded = read_yaml(path.read_text(), f"config file {path}") or {}
         if not isinstance(loaded, dict):
             raise ValueError(f"config file {path} must hold a mapping of keys to values")
         data = loaded
@@ -145,10 +224,21 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Tr
         key, sep, value = item.partition("=")
         if not sep:
             raise ValueError(f"override {item!r} must look like key=value (e.g. ppo.n_epochs=8)")
-        _set_path(data, key.strip().split("."), yaml.safe_load(value))
+        _set_path(data, key.strip().split("."), read_yaml(value, f"--set {item}"))
     config = _build(TrainConfig, data, "")
     _check_values(config)
     return config
+
+
+def read_yaml(text: str, where: str) -> Any:
+    """YAML ``text``; a ValueError naming ``where`` and the first problem if it is not YAML."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        mark = getattr(exc, "problem_mark", None)
+        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise ValueError(f"{where} is not valid YAML: {problem}{at}") from None
 
 
 def _set_path(data: dict, keys: list[str], value: Any) -> None:
@@ -215,37 +305,23 @@ def _check_values(c: TrainConfig) -> None:
                 "pressure_shaping needs reward_transform: none (the shaping is exact only on "
                 "the rewards themselves)"
             )
-    positive = {
-        "num_envs": c.num_envs,
-        "pressure_shaping_games": c.pressure_shaping_games,
-        "total_steps": c.total_steps,
-        "checkpoint_every": c.checkpoint_every,
-        "ppo.n_steps": c.ppo.n_steps,
-        "ppo.batch_size": c.ppo.batch_size,
-        "ppo.n_epochs": c.ppo.n_epochs,
-        "opponents.snapshot_every": c.opponents.snapshot_every,
-        "opponents.max_snapshots": c.opponents.max_snapshots,
-        "eval.every": c.eval.every,
-        "eval.deals": c.eval.deals,
-        "warm_start.games": c.warm_start.games,
-        "warm_start.epochs": c.warm_start.epochs,
-        "warm_start.batch_size": c.warm_start.batch_size,
-        "warm_start.workers": c.warm_start.workers,
-        "warm_start.search_samples": c.warm_start.search_samples,
-    }
-    for key, value in positive.items():
-        if value < 1:
-            raise ValueError(f"config key {key} must be at least 1, not {value}")
-    if c.workers < 0:
-        raise ValueError(f"config key workers must be 0 (in process) or more, not {c.workers}")
-    if not c.net_arch or not all(isinstance(w, int) and w > 0 for w in c.net_arch):
+    for key, allowed in RANGES.items():
+        value = config_value(c, key)
+        if not allowed.holds(value):
+            raise ValueError(f"config key {key} must be {allowed}, not {value!r}")
+    widths = all(isinstance(w, int) and not isinstance(w, bool) and w > 0 for w in c.net_arch)
+    if not c.net_arch or not widths:
         raise ValueError(f"config key net_arch must be a list of layer widths, not {c.net_arch}")
     from agents import AGENT_NAMES
 
     for name, weight in c.opponents.scripted.items():
         if name not in AGENT_NAMES:
             raise ValueError(f"opponents.scripted names {name!r}; valid: {', '.join(AGENT_NAMES)}")
-        if not isinstance(weight, int | float) or weight < 0:
+        if (
+            isinstance(weight, bool)
+            or not isinstance(weight, int | float)
+            or not SOME.holds(weight)
+        ):
             raise ValueError(f"opponents.scripted.{name} must be a weight >= 0, not {weight!r}")
     if not c.opponents.scripted and c.opponents.snapshot_weight <= 0:
         raise ValueError("the opponent pool is empty: give opponents.scripted or snapshot_weight")
@@ -255,11 +331,6 @@ def _check_values(c: TrainConfig) -> None:
         raise ValueError(
             f"warm_start.teacher names {c.warm_start.teacher!r}; valid: "
             f'{", ".join(TEACHERS)}, or "" for no warm start'
-        )
-    if c.warm_start.search_stock_max < 0:
-        raise ValueError(
-            f"config key warm_start.search_stock_max must be 0 or more, not "
-            f"{c.warm_start.search_stock_max}"
         )
     if c.warm_start.opponent not in AGENT_NAMES:
         raise ValueError(

@@ -15,6 +15,7 @@ import csv
 import json
 import math
 import multiprocessing as mp
+import os
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -26,7 +27,8 @@ import numpy as np
 from agents import AGENT_NAMES, Table, make_agent
 from crates_env.actions import DRAW
 from crates_env.env import raw_env
-from crates_env.rules import make_ruleset
+from train.config import rules_of
+from train.workers import serve_parent
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,7 @@ def validate(config: EvalConfig) -> Table:
         raise ValueError(f"deals must be at least 1, not {config.deals}")
     if config.workers < 1:
         raise ValueError(f"workers must be at least 1, not {config.workers}")
-    rules = make_ruleset(config.preset, config.num_players, **config.options)
+    rules = rules_of(config.preset, config.num_players, config.options)
     if len(config.agents) > rules.num_players:
         raise ValueError(
             f"{len(config.agents)} agents cannot all sit at a {rules.num_players}-player table"
@@ -101,7 +103,9 @@ def validate(config: EvalConfig) -> Table:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(config: EvalConfig) -> None:
+def _init_worker(config: EvalConfig, worker: bool = True) -> None:
+    if worker:
+        serve_parent()
     env = raw_env(**config.env_kwargs())
     table = Table.from_env(env)
     _WORKER.update(config=config, env=env, table=table, agents={})
@@ -177,7 +181,7 @@ def run(config: EvalConfig, progress: bool = True) -> list[GameRecord]:
     tasks = [(d, i, lu) for d in range(config.deals) for i, lu in enumerate(seatings)]
     bar = _progress(len(tasks), progress)
     if config.workers == 1:
-        _init_worker(config)
+        _init_worker(config, worker=False)
         records = []
         for task in tasks:
             records.append(play_game(task))
@@ -397,6 +401,19 @@ def _short(name: str, width: int = 24) -> str:
     if path.suffix == ".zip":
         name = f"{path.parent.name}/{path.name}" if path.parent.name else path.name
     return name if len(name) <= width else "…" + name[-(width - 1) :]
+
+
+def prepare_output(out_dir: Path) -> None:
+    """Make the output folder before any game is played: a bad ``--out`` must not cost a
+    finished evaluation."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"--out {out_dir} is a file; give a folder for the results")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--out {out_dir} cannot be made: {exc.strerror}") from None
+    if not os.access(out_dir, os.W_OK):
+        raise ValueError(f"--out {out_dir} is not writable")
 
 
 def write_outputs(report: Report, out_dir: Path, tensorboard: bool = True) -> list[Path]:

@@ -30,6 +30,7 @@ from crates_env.env import raw_env
 from train.search import SearchTeacher
 from train.selfplay import PoolSpec, SelfPlayVecEnv
 from train.shaping import PressureShaping
+from train.workers import serve_parent
 
 
 @dataclass
@@ -193,7 +194,8 @@ def _collect_in_parallel(
         shaping=shaping,
     )
     seeds = [seed + 1000 * w for w in range(workers)]
-    with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+    spawn = mp.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=spawn, initializer=serve_parent) as pool:
         parts = list(pool.map(part, seeds, [privileged] * workers))
     return Demonstrations(
         *(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Demonstrations))

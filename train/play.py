@@ -60,7 +60,10 @@ def _ask(env: raw_env, seat: int, read, write) -> int:
     for i, a in enumerate(legal, 1):
         write(f"  {i}. {action_name(a)}")
     while True:
-        answer = read("your move (number or name, e.g. 'play 8S'): ").strip()
+        try:
+            answer = read("your move (number or name, e.g. 'play 8S'): ").strip()
+        except EOFError:  # stdin closed: nobody is there to play
+            raise ValueError("no more input: the game needs your moves on stdin") from None
         action = _parse_answer(answer, legal)
         if action is not None:
             return action
@@ -68,7 +71,7 @@ def _ask(env: raw_env, seat: int, read, write) -> int:
 
 
 def _parse_answer(answer: str, legal: list[int]) -> int | None:
-    if answer.isdigit() and 1 <= int(answer) <= len(legal):
+    if answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(legal):
         return legal[int(answer) - 1]
     for text in (answer, f"play {answer}", f"suit {answer}"):
         try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -29,7 +30,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam
 
 from agents.networks import PrivilegedCriticPolicy
-from agents.policy import load_model
+from agents.policy import first_line, load_model
 from crates_env.actions import NUM_ACTIONS
 from train.config import TrainConfig
 from train.evaluate import EvalConfig, format_report, run, summarize
@@ -38,6 +39,11 @@ from train.selfplay import PoolSpec, SelfPlayVecEnv, observation_space_of
 from train.shaping import PressureShaping
 
 LATEST, BEST, STATE = "latest.zip", "best.zip", "state.json"
+
+
+class TrainingDiverged(ValueError):
+    """The policy's weights stopped being finite numbers (settings too bold for the rewards);
+    the last good checkpoint is kept."""
 
 
 # ---------------------------------------------------------------------- building blocks
@@ -182,7 +188,27 @@ class CheckpointAndEvalCallback(BaseCallback):
             self.evaluate()
         return True
 
+    def _on_rollout_start(self) -> None:
+        self.check_finite()  # right after each PPO update
+
+    def check_finite(self) -> None:
+        """Stop, keeping the last checkpoint, once an update has made a weight NaN or
+        infinite (a learning rate or a gradient norm too large for the rewards)."""
+        if all(torch.isfinite(p).all() for p in self.model.policy.parameters()):
+            return
+        kept = self.state.get("last_checkpoint")
+        where = (
+            f"{self.run_dir / LATEST} keeps step {kept:,}"
+            if kept is not None
+            else "no checkpoint was written"
+        )
+        raise TrainingDiverged(
+            f"training diverged at step {self.num_timesteps:,}: the policy's weights are no "
+            f"longer finite; {where} (lower ppo.learning_rate or ppo.max_grad_norm)"
+        )
+
     def save(self) -> None:
+        self.check_finite()  # a diverged policy never replaces the last good checkpoint
         atomic_save_model(self.model, self.run_dir / LATEST)
         self.state["last_checkpoint"] = self.num_timesteps
         self.state["num_timesteps"] = self.num_timesteps
@@ -261,17 +287,19 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     # The cores the game workers leave free go to torch (PPO updates dominate the time).
     torch.set_num_threads(max(1, usable_cores() - config.workers))
-    state = (
-        json.loads((run_dir / STATE).read_text()) if resume and (run_dir / STATE).exists() else {}
-    )
+    state = read_state(run_dir) if resume else {}
+    snapshots = [
+        read_snapshot(run_dir, path)
+        for path in state.get("snapshots", [])[-config.opponents.max_snapshots :]
+    ]
     shaping = pressure_shaping(config, state)
     vec = make_vec_env(config, shaping)
     try:
         if resume:
             model = load_model(run_dir / LATEST, env=vec)
             model.tensorboard_log = str(run_dir / "tb")  # the checkpoint remembers where it was
-            for path in state.get("snapshots", [])[-config.opponents.max_snapshots :]:
-                vec.add_snapshot(torch.load(run_dir / path, weights_only=True))
+            for weights in snapshots:
+                vec.add_snapshot(weights)
         else:
             policy_class, policy_kwargs = policy_spec(config)
             model = MaskablePPO(
@@ -294,7 +322,13 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
             CheckpointAndEvalCallback(config, state),
         ]
         remaining = config.total_steps - model.num_timesteps
-        if remaining > 0:
+        if remaining <= 0:
+            print(
+                f"run {run_dir} is complete: {model.num_timesteps:,} steps of total_steps "
+                f"{config.total_steps:,} (raise total_steps to train on)"
+            )
+            return run_dir / LATEST
+        try:
             model.learn(
                 remaining,
                 callback=callbacks,
@@ -302,10 +336,68 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
                 tb_log_name="ppo",
                 progress_bar=config.progress_bar,
             )
+        except KeyboardInterrupt:  # Ctrl-C or kill: keep what was learned, say where
+            callbacks[-1].save()
+            print(
+                f"\ninterrupted at step {model.num_timesteps:,}: checkpoint written to "
+                f"{run_dir / LATEST}; continue with crates train --resume (same config)",
+                file=sys.stderr,
+            )
+            raise
         callbacks[-1].save()
     finally:
         vec.close()
     return run_dir / LATEST
+
+
+# state.json's keys and the types they hold (what a resumed run reads back)
+_STATE_TYPES = {
+    "snapshots": list,
+    "last_snapshot": int,
+    "last_checkpoint": int,
+    "last_eval": int,
+    "num_timesteps": int,
+    "best_score": float,
+    "best_step": int,
+    "evals": list,
+    "warm_start": dict,
+    "pressure_shaping": list,
+}
+
+
+def read_state(run_dir: Path) -> dict:
+    """The run's state.json (a run checkpointed before it wrote one starts from {}); a
+    ValueError naming the file when it is damaged."""
+    path = run_dir / STATE
+    if not path.exists():
+        return {}
+    try:
+        state = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(
+            f"{path} is damaged (not JSON: {exc}); restore it or start a new run"
+        ) from None
+    if not isinstance(state, dict):
+        raise ValueError(f"{path} is damaged: it must hold an object, not {type(state).__name__}")
+    for key, kind in _STATE_TYPES.items():
+        value = state.get(key)
+        number = kind in (int, float) and isinstance(value, int | float)
+        if value is not None and not (number or isinstance(value, kind)):
+            raise ValueError(f"{path} is damaged: {key} must be a {kind.__name__}, not {value!r}")
+    if not all(isinstance(p, str) for p in state.get("snapshots", [])):
+        raise ValueError(f"{path} is damaged: snapshots must list file paths")
+    return state
+
+
+def read_snapshot(run_dir: Path, path: str) -> dict:
+    """A frozen snapshot's weights; a ValueError naming the file when it is missing or damaged."""
+    full = run_dir / path
+    if not full.is_file():
+        raise ValueError(f"{run_dir / STATE} lists snapshot {full}, which does not exist")
+    try:
+        return torch.load(full, weights_only=True)
+    except Exception as exc:  # torch raises many kinds on a damaged file
+        raise ValueError(f"snapshot {full} is damaged ({first_line(exc)})") from None
 
 
 def pressure_shaping(config: TrainConfig, state: dict) -> PressureShaping | None:

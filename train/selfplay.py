@@ -31,6 +31,7 @@ from agents import Table, make_agent
 from crates_env.actions import NUM_ACTIONS
 from crates_env.env import legal_mask, raw_env
 from train.shaping import PressureShaping
+from train.workers import serve_parent
 
 
 @dataclass
@@ -269,6 +270,7 @@ class GameBatch:
 def _worker(remote, count, env_kwargs, pool_spec, policy_factory, seed, privileged) -> None:
     import torch
 
+    serve_parent()
     torch.set_num_threads(1)
     batch = GameBatch(count, env_kwargs, pool_spec, policy_factory, seed, privileged)
     while True:

@@ -1,0 +1,297 @@
+"""Bad input and interruptions in training, evaluation and the command line.
+
+Every bad invocation ends with one clear line and a non-zero exit (no traceback); every numeric
+config key has a range checked before anything starts; an interrupted or diverged run keeps its
+checkpoint; workers never outlive their command. Each test names the case of the bad-input issue
+it covers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import fields, is_dataclass
+from pathlib import Path
+
+import pytest
+import torch
+
+from train.cli import main
+from train.config import RANGES, TrainConfig, load_config
+from train.ppo import LATEST, STATE, CheckpointAndEvalCallback, TrainingDiverged, train
+
+from .test_train import TINY, tiny
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def fails(argv: list[str], capsys) -> str:
+    """Run the command line; it must stop with exit code 2 and one line on stderr."""
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    err = capsys.readouterr().err.strip()
+    assert stop.value.code == 2, err
+    assert err.count("\n") == 0 and "Traceback" not in err, err
+    return err
+
+
+# --- the config ---------------------------------------------------------------------------------
+
+
+def _numeric_keys(cls, prefix: str = "") -> list[str]:
+    keys = []
+    for f in fields(cls):
+        default = getattr(cls(), f.name)
+        if is_dataclass(default):
+            keys += _numeric_keys(type(default), f"{prefix}{f.name}.")
+        elif isinstance(default, int | float) and not isinstance(default, bool):
+            keys.append(prefix + f.name)
+    return keys
+
+
+def test_every_numeric_config_key_has_a_range():
+    assert sorted(_numeric_keys(TrainConfig)) == sorted(RANGES)
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("ppo.gamma=5", "ppo.gamma must be from 0 to 1, not 5.0"),
+        ("ppo.gae_lambda=-3", "ppo.gae_lambda must be from 0 to 1, not -3.0"),
+        ("ppo.clip_range=-0.2", "ppo.clip_range must be > 0, not -0.2"),
+        ("ppo.max_grad_norm=-1", "ppo.max_grad_norm must be > 0, not -1.0"),
+        ("ppo.learning_rate=.nan", "ppo.learning_rate must be > 0, not nan"),
+        ("reward_scale=-1", "reward_scale must be > 0, not -1.0"),
+        ("eval.final_deals=-1", "eval.final_deals must be >= 1, not -1"),
+        ("eval.final_deals=0", "eval.final_deals must be >= 1, not 0"),
+        ("opponents.snapshot_weight=-1", "opponents.snapshot_weight must be >= 0, not -1.0"),
+        ("warm_start.learning_rate=-1", "warm_start.learning_rate must be > 0, not -1.0"),
+        ("seed=-1", "config key seed must be >= 0, not -1"),
+        ("net_arch=[true]", "net_arch must be a list of layer widths"),
+    ],
+)
+def test_impossible_settings_stop_before_anything_starts(override, message):
+    with pytest.raises(ValueError, match=message.replace(".", r"\.").replace("[", r"\[")):
+        load_config("configs/default.yaml", [override])
+
+
+def test_config_and_rule_mistakes_are_one_line(tmp_path, capsys):
+    bad_yaml = tmp_path / "bad.yaml"
+    bad_yaml.write_text("ppo:\n  gamma: [0.9\n")
+    assert "is not valid YAML" in fails(["train", "--config", str(bad_yaml)], capsys)
+    tabs = tmp_path / "tabs.yaml"
+    tabs.write_text("ppo:\n\tgamma: 0.9\n")
+    assert "is not valid YAML" in fails(["train", "--config", str(tabs)], capsys)
+    assert "is a folder" in fails(["train", "--config", str(tmp_path)], capsys)
+    assert "--set ppo.gamma=[1 is not valid YAML" in fails(
+        ["train", "--set", "ppo.gamma=[1"], capsys
+    )
+    table = tmp_path / "table.yaml"
+    table.write_text("rules: {preset: kreights}\n")
+    assert "preset is not a rule option" in fails(["train", "--config", str(table)], capsys)
+    err = fails(["eval", "--preset", "kreights", "--rule", "kreights_mulligan=null"], capsys)
+    assert "'kreights_mulligan' takes a list of seats, not None" in err
+    assert "--preset and --players" in fails(["eval", "--rule", "preset=kreights"], capsys)
+    assert "is not valid YAML" in fails(["eval", "--rule", "deal_schedule=[1"], capsys)
+
+
+def test_eval_refuses_an_output_file_before_playing(tmp_path, capsys):
+    taken = tmp_path / "results"
+    taken.write_text("keep me")
+    err = fails(
+        ["eval", "--agents", "random", "greedy", "--deals", "1", "--out", str(taken)], capsys
+    )
+    assert "is a file" in err and taken.read_text() == "keep me"
+
+
+def test_a_damaged_checkpoint_is_one_line(tmp_path, capsys):
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"PK\x05\x06" + b"\x00" * 18)  # an empty zip archive
+    err = fails(["eval", "--agents", str(broken), "random", "--deals", "1"], capsys)
+    assert "not a MaskablePPO checkpoint" in err
+
+
+# --- play ---------------------------------------------------------------------------------------
+
+
+def test_play_with_stdin_closed_stops_with_one_line():
+    done = subprocess.run(
+        [sys.executable, "-m", "train.cli", "play", "--opponents", "random"],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    err = done.stderr.strip()
+    assert done.returncode == 2 and err.count("\n") == 0, err
+    assert "no more input" in err
+
+
+def test_play_asks_again_on_a_digit_that_is_not_a_number():
+    from train.play import play_in_terminal
+
+    answers = iter(["²", "1"] * 500)
+    shown = []
+    play_in_terminal(
+        seat=0,
+        opponents=["random"],
+        options={"deal_schedule": [4]},
+        seed=1,
+        read=lambda prompt: next(answers),
+        write=shown.append,
+    )
+    assert any("'²' is not one of the moves" in line for line in shown)
+
+
+# --- runs that stop early -------------------------------------------------------------------------
+
+
+def test_resuming_a_finished_run_says_it_is_complete(tmp_path, capsys):
+    config = tiny(tmp_path)
+    train(config)
+    state = json.loads((config.run_dir / STATE).read_text())
+    assert train(config, resume=True) == config.run_dir / LATEST
+    assert "is complete: 64 steps of total_steps 64" in capsys.readouterr().out
+    assert json.loads((config.run_dir / STATE).read_text()) == state
+
+
+def test_ctrl_c_writes_a_checkpoint_and_says_where(tmp_path, capsys, monkeypatch):
+    config = tiny(tmp_path, "total_steps=100000", "checkpoint_every=100000")
+    real_step = CheckpointAndEvalCallback._on_step
+
+    def interrupted(self):
+        if self.num_timesteps >= 48:
+            raise KeyboardInterrupt
+        return real_step(self)
+
+    monkeypatch.setattr(CheckpointAndEvalCallback, "_on_step", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        train(config)
+    assert f"checkpoint written to {config.run_dir / LATEST}" in capsys.readouterr().err
+    state = json.loads((config.run_dir / STATE).read_text())
+    assert state["num_timesteps"] >= 48
+    on_disk = sorted(str(p.relative_to(config.run_dir)) for p in config.run_dir.rglob("*.pt"))
+    assert sorted(state["snapshots"]) == on_disk  # every snapshot file is listed
+
+
+def test_a_diverged_policy_stops_the_run_and_keeps_the_last_checkpoint(tmp_path, monkeypatch):
+    config = tiny(tmp_path, "total_steps=100000", "checkpoint_every=32")
+    real_step = CheckpointAndEvalCallback._on_step
+
+    def poisoned(self):
+        if self.num_timesteps >= 64:  # as a bad update would leave it
+            with torch.no_grad():
+                next(self.model.policy.parameters()).fill_(float("nan"))
+        return real_step(self)
+
+    monkeypatch.setattr(CheckpointAndEvalCallback, "_on_step", poisoned)
+    with pytest.raises(TrainingDiverged, match=r"keeps step (32|64)"):
+        train(config)
+    from agents.policy import load_model
+
+    model = load_model(config.run_dir / LATEST)  # the checkpoint on disk is the last good one
+    assert all(torch.isfinite(p).all() for p in model.policy.parameters())
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda s: "[]", "must hold an object, not list"),
+        (lambda s: "{", r"is damaged \(not JSON"),
+        (lambda s: json.dumps({**s, "last_checkpoint": "64"}), "last_checkpoint must be a int"),
+        (lambda s: json.dumps({**s, "snapshots": ["snapshots/gone.pt"]}), "does not exist"),
+    ],
+)
+def test_resume_from_a_damaged_state_names_the_file(tmp_path, damage, message):
+    config = tiny(tmp_path)
+    train(config)
+    path = config.run_dir / STATE
+    path.write_text(damage(json.loads(path.read_text())))
+    more = tiny(tmp_path, "total_steps=128")
+    with pytest.raises(ValueError, match=message) as info:
+        train(more, resume=True)
+    assert str(path) in str(info.value) or "gone.pt" in str(info.value)
+
+
+def test_a_damaged_snapshot_names_the_file(tmp_path):
+    config = tiny(tmp_path)
+    train(config)
+    snapshot = next(config.run_dir.rglob("*.pt"))
+    snapshot.write_bytes(b"not a tensor file")
+    with pytest.raises(ValueError, match=f"snapshot {snapshot} is damaged"):
+        train(tiny(tmp_path, "total_steps=128"), resume=True)
+
+
+# --- workers -------------------------------------------------------------------------------------
+
+ORPHAN_SCRIPTS = {
+    "self-play games": """
+import sys, time
+from train.config import load_config
+from train.ppo import make_vec_env
+config = load_config("configs/default.yaml", sys.argv[1:] + ["workers=2"])
+vec = make_vec_env(config)
+print(" ".join(str(p.pid) for p in vec._processes), flush=True)
+time.sleep(60)
+""",
+    "evaluation": """
+import multiprocessing as mp, time
+from train.evaluate import EvalConfig, _init_worker
+config = EvalConfig(agents=("random", "greedy"))
+pool = mp.get_context("spawn").Pool(2, initializer=_init_worker, initargs=(config,))
+pool.map(abs, range(4))
+print(" ".join(str(p.pid) for p in pool._pool), flush=True)
+time.sleep(60)
+""",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(ORPHAN_SCRIPTS))
+def test_workers_die_with_a_killed_parent(kind):
+    """kill -9 of the process that started them: its workers end too (they used to stay)."""
+    parent = subprocess.Popen(
+        [sys.executable, "-c", ORPHAN_SCRIPTS[kind], *TINY[1:]],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    workers = [int(pid) for pid in parent.stdout.readline().split()]
+    assert len(workers) == 2
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(_alive(pid) for pid in workers):
+        time.sleep(0.2)
+    assert not any(_alive(pid) for pid in workers)
+
+
+def test_killing_an_evaluation_stops_it_quietly():
+    """kill (SIGTERM) during `crates eval` with two workers: exit 130, no traceback, no
+    leaked-semaphore warnings (it used to print both)."""
+    command = ["eval", "--agents", "heuristic", "greedy", "--deals", "400", "--workers", "2"]
+    evaluation = subprocess.Popen(
+        [sys.executable, "-m", "train.cli", *command, "--quiet", "--no-tensorboard"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(8)  # the workers are playing
+    evaluation.send_signal(signal.SIGTERM)
+    _, err = evaluation.communicate(timeout=60)
+    assert evaluation.returncode == 130, err
+    assert "Traceback" not in err and "leaked" not in err, err
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split()[2] == "Z")  # a zombie is gone

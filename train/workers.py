@@ -1,0 +1,57 @@
+"""Worker processes that live and die with the command that started them.
+
+Training and evaluation spread games over worker processes. Two things must hold however the
+command ends: Ctrl-C reaches only the command (which saves what it has and closes its workers;
+a worker stopped in mid-message would only print a traceback), and a worker never outlives its
+parent (``kill -9`` of the trainer used to leave its evaluation workers running). Every worker
+calls :func:`serve_parent` first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def serve_parent() -> None:
+    """Ignore Ctrl-C (the parent handles it) and end when the parent process ends."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    started_by = multiprocessing.parent_process()
+    parent = started_by.pid if started_by is not None else os.getppid()
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)  # the kernel signals us
+    else:
+        threading.Thread(target=_watch, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the watch was set
+        os._exit(0)
+
+
+def _watch(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
+
+
+@contextlib.contextmanager
+def sigterm_as_ctrl_c() -> Iterator[None]:
+    """Within the block, ``kill`` (SIGTERM) stops the command as Ctrl-C does: it cleans up,
+    saves and says so (Python's default would end it on the spot, workers and all)."""
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
