@@ -8,7 +8,17 @@ from dataclasses import replace
 import pytest
 
 from train.cli import main, parse_rules
-from train.evaluate import EvalConfig, lineups, run, summarize, validate, write_outputs
+from train.evaluate import (
+    EvalConfig,
+    GameRecord,
+    SeatRecord,
+    format_report,
+    lineups,
+    run,
+    summarize,
+    validate,
+    write_outputs,
+)
 from train.play import play_in_terminal
 
 SHORT = {"deal_schedule": [2, 1]}
@@ -158,3 +168,38 @@ def test_eval_defaults_to_the_shipped_agent_only_on_the_table_it_was_trained_for
     assert cli.default_agents("crates", 3, {}) == baselines
     assert cli.default_agents("kreights", 4, {}) == baselines
     assert cli.default_agents("crates", 4, {"standig_jokers": True}) == baselines
+
+
+@pytest.mark.parametrize(("preset", "options"), [("crazy_eights", {}), ("zimbabwe", {})])
+def test_evaluation_goes_by_each_presets_own_standing(preset, options):
+    """crazy_eights: the highest score wins; zimbabwe: the last player left. A game's best
+    standing is exactly its winners, and the table says which way scores go."""
+    cfg = config(preset=preset, num_players=3, deals=4, options={"max_hands": 40, **options})
+    records = run(cfg, progress=False)
+    for r in records:
+        best = max(r.standing)
+        won = {r.team_of_seat[s] for s, seat in enumerate(r.seats) if seat.share_of_win > 0}
+        assert won == {t for t, v in enumerate(r.standing) if v == best}
+    text = format_report(summarize(cfg, records))
+    assert ("the highest score wins" if preset == "crazy_eights" else "the lowest") in text
+
+
+def test_ratings_follow_the_standing_not_the_lowest_score():
+    """Two agents in crazy_eights games that the first always wins with the higher score: the
+    first is rated higher (ranking by the lowest score rated it lower)."""
+    seat = {"points": 0, "pressure_points": 0, "hand_points": {}, "pressures": 0}
+    seat |= {"counts_drawn": 0, "stars": 0}
+    records = [
+        GameRecord(
+            deal=d,
+            lineup=0,
+            seats=[SeatRecord(agent=a, share_of_win=1.0 - a, **seat) for a in (0, 1)],
+            team_of_seat=[0, 1],
+            final_scores=[150, 20],
+            standing=[150.0, 20.0],
+        )
+        for d in range(20)
+    ]
+    summaries = summarize(config(preset="crazy_eights", num_players=2, options={}), records)
+    first, second = summaries.agents
+    assert first.rating_mu > second.rating_mu

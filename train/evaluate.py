@@ -26,7 +26,7 @@ import numpy as np
 
 from agents import AGENT_NAMES, Table, make_agent
 from crates_env.actions import DRAW
-from crates_env.env import raw_env
+from crates_env.env import final_standing, raw_env
 from train.config import rules_of
 from train.workers import serve_parent
 
@@ -68,6 +68,9 @@ class GameRecord:
     seats: list[SeatRecord]
     team_of_seat: list[int]
     final_scores: list[int]  # per side
+    # per side, larger is better: the preset's own standing (lowest score wins in the Crates
+    # family, highest in crazy_eights, lasting longest in zimbabwe; crates_env.env.final_standing)
+    standing: list[float]
 
 
 def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
@@ -170,7 +173,7 @@ def _record(deal, index, lineup, g, rules, counts_drawn) -> GameRecord:
                 stars=g.stars[s],
             )
         )
-    return GameRecord(deal, index, records, team_of, list(g.scores))
+    return GameRecord(deal, index, records, team_of, list(g.scores), final_standing(g))
 
 
 # ---------------------------------------------------------------------- the tournament
@@ -331,7 +334,8 @@ def _ttest_p(diffs: np.ndarray) -> float:
 
 
 def _rate(records: Sequence[GameRecord], summaries: list[AgentSummary]) -> None:
-    """OpenSkill (Plackett-Luce) ratings over every game, sides ranked by final score.
+    """OpenSkill (Plackett-Luce) ratings over every game, sides ranked by the preset's own
+    standing (``GameRecord.standing``).
 
     An agent sitting in several seats of one game plays with a copy of its rating in each; its
     updates are averaged.
@@ -349,7 +353,7 @@ def _rate(records: Sequence[GameRecord], summaries: list[AgentSummary]) -> None:
             [model.rating(mu=ratings[a].mu, sigma=ratings[a].sigma) for a in teams[t]]
             for t in sides
         ]
-        new = model.rate(copies, scores=[-r.final_scores[t] for t in sides])
+        new = model.rate(copies, scores=[r.standing[t] for t in sides])
         updates = defaultdict(list)
         for t, side in zip(sides, new, strict=True):
             for a, rating in zip(teams[t], side, strict=True):
@@ -365,32 +369,36 @@ def _rate(records: Sequence[GameRecord], summaries: list[AgentSummary]) -> None:
 
 # ---------------------------------------------------------------------- output
 def format_report(report: Report) -> str:
-    """A terminal table: one row per agent, then the pairwise comparisons."""
+    """A terminal table: one row per agent, then the pairwise comparisons. Doubling pressures
+    make mean points heavy-tailed, so the tables lead with what survives them: the share of
+    games won and the median, then the signed-rank test; the mean and its t-test come after."""
     cfg = report.config
+    rules = rules_of(cfg["preset"], cfg["num_players"], cfg["options"])
+    order = "highest" if rules.higher_score_wins else "lowest"
     lines = [
         f"{cfg['preset']}, {cfg['num_players']} players, {cfg['deals']} deals "
-        f"(duplicate, seed {cfg['seed']})",
-        f"{'agent':<24} {'games':>6} {'points/game':>18} {'median':>8} {'no pressure':>11} "
-        f"{'win rate':>9} {'pressures':>9} {'count cards':>11} {'rating':>7}",
+        f"(duplicate, seed {cfg['seed']}); the {order} score wins",
+        f"{'agent':<24} {'games':>6} {'win rate':>9} {'median':>8} {'points/game':>18} "
+        f"{'no pressure':>11} {'pressures':>9} {'count cards':>11} {'rating':>7}",
     ]
     for a in sorted(report.agents, key=lambda a: -a.win_rate):
         lines.append(
-            f"{_short(a.name):<24} {a.games:>6} {a.mean_points:>10.1f} ± {a.ci95:>5.1f} "
-            f"{a.median_points:>8.0f} {a.card_points:>11.1f} {a.win_rate:>9.1%} "
+            f"{_short(a.name):<24} {a.games:>6} {a.win_rate:>9.1%} {a.median_points:>8.0f} "
+            f"{a.mean_points:>10.1f} ± {a.ci95:>5.1f} {a.card_points:>11.1f} "
             f"{a.pressures_per_game:>9.2f} {a.counts_drawn_per_game:>11.2f} "
             f"{a.rating_ordinal:>7.2f}"
         )
     lines.append("")
     lines.append(
-        f"{'pair (first - second)':<34} {'points difference':>20} {'relative':>9} {'p (t)':>8} "
-        f"{'p (rank)':>8} {'win rate diff':>13} {'p':>8}"
+        f"{'pair (first - second)':<34} {'win rate diff':>13} {'p':>8} {'p (rank)':>8} "
+        f"{'points difference':>20} {'relative':>9} {'p (t)':>8}"
     )
     for p in report.pairs:
         pair = f"{_short(p.first, 16)} - {_short(p.second, 16)}"
         lines.append(
-            f"{pair:<34} {p.mean_difference:>12.1f} ± {p.ci95:>5.1f} {p.relative:>9.1%} "
-            f"{p.p_value:>8.2g} {p.wilcoxon_p:>8.2g} {p.win_rate_difference:>+13.1%} "
-            f"{p.win_rate_p:>8.2g}"
+            f"{pair:<34} {p.win_rate_difference:>+13.1%} {p.win_rate_p:>8.2g} "
+            f"{p.wilcoxon_p:>8.2g} {p.mean_difference:>12.1f} ± {p.ci95:>5.1f} "
+            f"{p.relative:>9.1%} {p.p_value:>8.2g}"
         )
     return "\n".join(lines)
 
@@ -461,7 +469,9 @@ def _plot(report: Report, path: Path) -> None:
         capsize=6,
         color="#4c72b0",
     )
-    left.set_ylabel("points per game (lower is better)")
+    cfg = report.config
+    rules = rules_of(cfg["preset"], cfg["num_players"], cfg["options"])
+    left.set_ylabel(f"points per game ({'higher' if rules.higher_score_wins else 'lower'} wins)")
     left.set_title("Mean game points, 95% CI")
     for a in report.agents:
         sizes = sorted(a.points_by_deal_size)
