@@ -45,6 +45,7 @@ __all__ = [
     "HandResult",
     "IllegalActionError",
     "engine_for",
+    "first_dealer",
     "lowest_cards",
     "new_game",
 ]
@@ -118,7 +119,7 @@ class Game:
             raise ValueError(f"hand_index must be 0..{hands - 1}, not {hand_index!r}")
         self._build_masks()
         events: list[Event] = []
-        first = self._first_dealer(dealer, events)
+        first = first_dealer(rules, self.deal_rng, dealer, events)
         self.game_state = self._new_game_state(hand_index, first)
         self.turn_state = self._new_turn_state()
         self._start_hand(deck, events)
@@ -178,31 +179,6 @@ class Game:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ the deal
-    def _first_dealer(self, dealer: int | None, events: list[Event]) -> int:
-        seats = list(self.rules.dealer_seats)
-        if dealer is not None:
-            if int_value(dealer) not in seats:
-                raise ValueError(
-                    f"dealer must be a seat that deals ({', '.join(map(str, seats))}), "
-                    f"not {dealer!r}"
-                )
-            return int(dealer)
-        rule = self.rules.dealer_rule
-        if isinstance(rule, int):
-            return rule
-        if rule == "random":
-            return seats[int(self.deal_rng.integers(len(seats)))]
-        while True:  # draw for deal; redraw ties where the rules say so
-            drawn = self.deal_rng.permutation(self.deck.size)[: len(seats)]
-            cards = [self.deck.kinds[i] for i in drawn]
-            for s, c in zip(seats, cards, strict=True):
-                events.append(event("draw_for_deal", s, c))
-            low = lowest_cards(cards, break_ties_by_suit=self.rules.low_card_ties == "suit")
-            if len(low) == 1:
-                events.append(event("first_dealer", seats[low[0]]))
-                return seats[low[0]]
-            seats = [seats[i] for i in low]
-
     def _start_hand(self, deck: Sequence[str | int] | None, events: list[Event]) -> None:
         gs = self.game_state
         schedule = self.rules.schedule
@@ -813,6 +789,37 @@ def new_game(
     :class:`Game`: ``new_game("zimbabwe", 4, seed=1)``.
     """
     return engine_for(rules)(rules, num_players, **kwargs)
+
+
+def first_dealer(
+    rules: Ruleset, deal_rng: np.random.Generator, dealer: int | None, events: list[Event]
+) -> int:
+    """The first dealer: ``dealer`` when given (checked), else the rules' way, drawn from the
+    deal stream (at random, or by drawing cards for deal, redrawing ties where the rules say
+    so). The compiled engine starts its games with it too."""
+    seats = list(rules.dealer_seats)
+    if dealer is not None:
+        if int_value(dealer) not in seats:
+            raise ValueError(
+                f"dealer must be a seat that deals ({', '.join(map(str, seats))}), not {dealer!r}"
+            )
+        return int(dealer)
+    rule = rules.dealer_rule
+    if isinstance(rule, int):
+        return rule
+    if rule == "random":
+        return seats[int(deal_rng.integers(len(seats)))]
+    deck = rules.deck
+    while True:  # draw for deal; redraw ties where the rules say so
+        drawn = deal_rng.permutation(deck.size)[: len(seats)]
+        cards = [deck.kinds[i] for i in drawn]
+        for s, c in zip(seats, cards, strict=True):
+            events.append(event("draw_for_deal", s, c))
+        low = lowest_cards(cards, break_ties_by_suit=rules.low_card_ties == "suit")
+        if len(low) == 1:
+            events.append(event("first_dealer", seats[low[0]]))
+            return seats[low[0]]
+        seats = [seats[i] for i in low]
 
 
 def _ruleset(rules: Ruleset | str, num_players: int | None, options: dict) -> Ruleset:

@@ -1,0 +1,811 @@
+"""The compiled Crates-family engine: the reference engine's rules, function for function.
+
+Each function here carries the name of the reference method it mirrors (``crates_env.game``,
+``crates_env.crates``, ``crates_env.calls``); read them side by side. ``G`` is one game's record
+(``layout.STATE``), ``R`` the rules record (``layout.RULES``). Where the reference raises
+``HandEnded`` to abandon the rest of an action, a function here returns after checking
+``G.hand_over``: a draw that meets an empty stock with nothing to reshuffle ends the hand on the
+spot, and nothing after it in that action happens.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..actions import ANNOUNCE, DRAW, SUIT
+from ..cards import ACE, EIGHT, JACK, JOKER, NINE, SIX, THREE, TWO
+from ..state import Decision
+from .layout import COUNT, OUT, PRESSURE, TRUNCATED
+from .rng import permutation_into
+
+PLAY_ = int(Decision.PLAY)
+SUIT_ = int(Decision.SUIT)
+STARTER_SUIT_ = int(Decision.STARTER_SUIT)
+ONE = np.uint64(1)
+ZERO = np.uint64(0)
+CLUBS_SPADES = 0b1001  # suit_choices bits: a 9 names a suit of its own colour
+DIAMONDS_HEARTS = 0b0110
+
+
+@njit(cache=True, inline="always")
+def _bit(kind):
+    return ONE << np.uint64(kind)
+
+
+@njit(cache=True, inline="always")
+def _rank_of(kind):
+    return -1 if kind == JOKER else kind % 13
+
+
+@njit(cache=True, inline="always")
+def _same_colour(suit):
+    return DIAMONDS_HEARTS if suit == 1 or suit == 2 else CLUBS_SPADES
+
+
+@njit(cache=True, inline="always")
+def next_seat(G, R, seat, steps):
+    return (seat + steps * G.direction) % R.n
+
+
+@njit(cache=True, inline="always")
+def prev_seat(G, R, seat):
+    return (seat - G.direction) % R.n
+
+
+@njit(cache=True, inline="always")
+def team_of(R, seat):
+    return seat % 2 if R.partnerships else seat
+
+
+@njit(cache=True)
+def pressure_value(n, progression):
+    """``crates_env.scoring.pressure_value`` (double, cap20, flat5); -1 where int64 overflows."""
+    if progression == 2:
+        return 5
+    if progression == 1 and n > 4:
+        return 40 + 20 * (n - 4)
+    if n > 58:  # the sum of a side's pressures would pass int64
+        return -1
+    return 5 << (n - 1)
+
+
+# ---------------------------------------------------------------------------- cards in hand
+@njit(cache=True, inline="always")
+def _take(G, seat, kind):
+    """One card of ``kind`` into ``seat``'s hand."""
+    G.counts[seat, kind] += 1
+    G.held[seat] |= _bit(kind)
+    G.sizes[seat] += 1
+
+
+@njit(cache=True, inline="always")
+def _give(G, seat, kind):
+    """One card of ``kind`` out of ``seat``'s hand."""
+    G.counts[seat, kind] -= 1
+    if G.counts[seat, kind] == 0:
+        G.held[seat] &= ~_bit(kind)
+    G.sizes[seat] -= 1
+
+
+# ---------------------------------------------------------------------------- drawing (D)
+@njit(cache=True)
+def draw(G, R, seat, k):
+    """``Game._draw``: procedure D; returns the cards drawn. The hand may end (``hand_over``)."""
+    got = 0
+    while True:
+        while got < k and G.n_stock > 0:
+            G.n_stock -= 1
+            _take(G, seat, G.stock[G.n_stock])
+            got += 1
+        if got == k:
+            return k
+        if not refill(G, R, seat):
+            return got
+
+
+@njit(cache=True)
+def refill(G, R, seat):
+    """``Game._refill`` under the Crates family's policy: a pressure, then a reshuffle; with
+    nothing to reshuffle the hand ends (E-1)."""
+    charge_pressure(G, R, seat)
+    if G.n_discard > 1:
+        reshuffle(G)
+        return True
+    end_hand(G, PRESSURE)
+    return False
+
+
+@njit(cache=True)
+def charge_pressure(G, R, seat):
+    team = team_of(R, seat)
+    G.pressure_count[team] += 1
+    value = pressure_value(G.pressure_count[team], R.pressure)
+    if value < 0:
+        G.overflow = True
+        value = 0
+    G.pressure_points[team] += value
+    G.pressures[team] += 1
+    G.seat_pressures[seat] += 1
+
+
+@njit(cache=True)
+def reshuffle(G):
+    """``Game._reshuffle``: all but the top card, in the reshuffle stream's order."""
+    n = G.n_discard - 1
+    order = np.empty(n, np.int64)
+    permutation_into(G.rng[1], order)
+    for i in range(n):
+        G.stock[i] = G.discard[order[i]]
+    G.n_stock = n
+    G.discard[0] = G.discard[n]
+    G.n_discard = 1
+
+
+@njit(cache=True)
+def end_hand(G, reason):
+    G.hand_over = True
+    G.ended_by = reason
+    G.decision = -1
+
+
+# ---------------------------------------------------------------------------- the deal
+@njit(cache=True)
+def deal_goes_right(G, R):
+    return R.deal_follows_direction and G.last_direction == -1
+
+
+@njit(cache=True)
+def start_hand(G, R):
+    """``Game._start_hand``: a new hand state, the deal from the deal stream, the starter."""
+    schedule_at = G.hand_index % R.schedule_len
+    deal_size = R.schedule[schedule_at]
+    order = np.empty(R.deck_size, np.int64)
+    permutation_into(G.rng[0], order)
+    new_hand(G, R, deal_size)
+    step = -1 if deal_goes_right(G, R) else 1
+    pos = 0
+    for _ in range(deal_size):
+        for i in range(1, R.n + 1):
+            seat = (G.dealer + i * step) % R.n  # every seat is active in the Crates family
+            _take(G, seat, R.deck_kinds[order[pos]])
+            pos += 1
+    rest = R.deck_size - pos
+    for j in range(rest):  # the top of the stock last
+        G.stock[j] = R.deck_kinds[order[R.deck_size - 1 - j]]
+    G.n_stock = rest
+    turn_starter(G, R)
+
+
+@njit(cache=True)
+def new_hand(G, R, deal_size):
+    """``CratesHand.new``: what every deal resets."""
+    G.deal_size = deal_size
+    G.counts[:] = 0
+    G.held[:] = ZERO
+    G.sizes[:] = 0
+    G.n_stock = 0
+    G.n_discard = 0
+    G.played[:] = 0
+    G.pressure_points[:] = 0
+    G.pressures[:] = 0
+    G.seat_pressures[:] = 0
+    G.direction = 1
+    G.suit = -1
+    G.rank = -1
+    G.free_play = False
+    G.hand_over = False
+    G.ended_by = 0
+    G.went_out = -1
+    G.decisions = 0
+    G.count = 0
+    G.n_out = 0
+    G.penalty_owed[:] = False
+    G.ha_ha = False
+    G.jack_run = 0
+    G.series_left = 0
+    G.call_on_deal[:] = R.call_on_one_card_deal and deal_size == 1
+
+
+@njit(cache=True)
+def turn_starter(G, R):
+    """``CratesGame._turn_starter``: the dealer's effects and suit come first."""
+    d = G.dealer
+    begin(G, d)
+    G.decision = -1
+    G.n_stock -= 1
+    kind = G.stock[G.n_stock]
+    G.discard[G.n_discard] = kind
+    G.n_discard += 1
+    G.played[kind] += 1
+    if kind == JOKER:
+        G.suit = -1  # nothing beneath: the first play is free (E-35)
+        G.rank = -1
+    else:
+        G.suit = kind // 13
+        G.rank = kind % 13
+        if G.rank == TWO:
+            G.count = 2
+        G.jack_run = 1 if G.rank == JACK else 0
+    card_effect(G, R, d, kind)
+    if G.hand_over:
+        return
+    rank = _rank_of(kind)
+    if rank in (EIGHT, NINE):
+        ask_suit(G, R, d, kind, STARTER_SUIT_, False)
+    else:
+        after_play(G, R, d, kind, False)
+
+
+# ---------------------------------------------------------------------------- turns
+@njit(cache=True)
+def begin(G, seat):
+    """``CratesTurn.begin``."""
+    G.seat = seat
+    G.decision = PLAY_
+    G.plays = 0
+    G.called = False
+    G.call_missed = False
+    G.announced = False
+    G.six_missed = False
+    G.cooper_draw = 1
+    G.pending_kind = -1
+
+
+@njit(cache=True)
+def decide(G, seat, decision):
+    G.seat = seat
+    G.decision = decision
+    G.announced = False
+
+
+@njit(cache=True)
+def start_turn(G, R, seat):
+    """``CratesGame._start_turn``: a seat owing a one-card penalty loses the turn and draws two."""
+    while G.count == 0 and G.penalty_owed[seat]:
+        G.penalty_owed[seat] = False
+        G.seat = seat
+        draw(G, R, seat, 2)
+        if G.hand_over:
+            return
+        seat = next_seat(G, R, seat, 1)
+    begin(G, seat)
+
+
+# ---------------------------------------------------------------------------- legal actions
+@njit(cache=True)
+def play_mask(G, R):
+    if G.count:
+        return R.count_mask
+    if G.free_play or G.suit < 0:
+        return R.full_mask
+    return R.match[G.suit, G.rank]
+
+
+@njit(cache=True)
+def sixes_held(G, R, seat):
+    total = 0
+    for suit in range(4):
+        total += G.counts[seat, suit * 13 + SIX]
+    return total
+
+
+@njit(cache=True)
+def call_offered(G, R, p, plays):
+    """``OneCardCalls._call_offered``."""
+    if G.announced or G.called:
+        return False
+    if G.call_on_deal[p]:
+        return True
+    size = G.sizes[p]
+    if R.one_card_per_turn:
+        if G.plays:
+            return False
+        sixes = sixes_held(G, R, p)
+        return size == 2 or (size == 1 and sixes == 1) or (size >= 3 and sixes >= size - 2)
+    if size == 2:
+        return True
+    return size == 1 and R.one_card_last_six and (plays & R.six_mask) != ZERO
+
+
+@njit(cache=True)
+def legal_into(G, R, out):
+    """``CratesGame._compute_legal`` as an action mask: ``out`` (int8, zeroed) gets a 1 per legal
+    action of the game's pending decision."""
+    if G.decision < 0:
+        return
+    p = G.seat
+    if G.decision == PLAY_:
+        plays = G.held[p] & play_mask(G, R)
+        if plays == ZERO:
+            out[DRAW] = 1
+            if G.call_on_deal[p]:
+                out[ANNOUNCE] = 1
+            return
+        k = 0
+        while plays >> np.uint64(k) != ZERO:
+            out[k] = (plays >> np.uint64(k)) & ONE
+            k += 1
+        if call_offered(G, R, p, plays):
+            out[ANNOUNCE] = 1
+        return
+    for s in range(4):
+        if G.suit_choices >> s & 1:
+            out[SUIT + s] = 1
+
+
+@njit(cache=True)
+def is_legal(G, R, action):
+    if G.decision < 0 or action < 0 or action >= 63:
+        return False
+    p = G.seat
+    if G.decision == PLAY_:
+        plays = G.held[p] & play_mask(G, R)
+        if action == DRAW:
+            return plays == ZERO
+        if action == ANNOUNCE:
+            return (plays == ZERO and G.call_on_deal[p]) or (
+                plays != ZERO and call_offered(G, R, p, plays)
+            )
+        return action < SUIT and (plays >> np.uint64(action)) & ONE == ONE
+    return SUIT <= action < SUIT + 4 and (G.suit_choices >> (action - SUIT)) & 1 == 1
+
+
+# ---------------------------------------------------------------------------- acting
+@njit(cache=True)
+def act(G, R, action):
+    """``CratesGame._act`` for a legal action."""
+    if G.decision == PLAY_:
+        p = G.seat
+        if action == ANNOUNCE:
+            G.announced = True
+            G.called = True
+            G.call_on_deal[p] = False
+            return
+        if G.call_on_deal[p]:
+            G.call_on_deal[p] = False
+            missed_call(G, R, p)
+            if G.hand_over:
+                return
+        if action == DRAW:
+            draw_move(G, R, p)
+        else:
+            play(G, R, p, action)
+        return
+    # a suit named after a wild: CratesGame._name_suit
+    kind, plain = G.pending_kind, G.pending_plain
+    G.pending_kind = -1
+    G.suit = action - SUIT
+    after_play(G, R, G.seat, kind, plain)
+
+
+@njit(cache=True)
+def play(G, R, p, kind):
+    """``CratesGame._play``."""
+    size_before = G.sizes[p]
+    _give(G, p, kind)
+    G.discard[G.n_discard] = kind
+    G.n_discard += 1
+    G.played[kind] += 1
+    G.plays += 1
+    series = G.series_left
+    plain = series > 1  # the first two cards of a face-K series have no function
+    if series:
+        G.series_left = series - 1
+    announced = G.announced
+    G.announced = False
+    rank = _rank_of(kind)
+    if rank >= 0:
+        G.rank = rank
+        if rank != EIGHT and rank != NINE:
+            G.suit = kind // 13
+        G.free_play = False
+        G.jack_run = G.jack_run + 1 if rank == JACK else 0
+    if G.count:
+        if rank == ACE:
+            G.count += 1
+        elif rank == TWO:
+            G.count += 2
+    elif rank == TWO and not plain:
+        G.count = 2
+    check_call(G, R, p, size_before, kind, announced)
+    if G.hand_over:
+        return
+    if R.one_card_per_turn and G.sizes[p] == 1:
+        check_turn_call(G, R, p)
+        if G.hand_over:
+            return
+    if G.sizes[p] == 0 and G.count == 0 and not must_play_again(G, R, kind, plain):
+        G.went_out = p  # out now, even if this card's draws end the hand on a pressure
+    if not plain and R.n_draws[kind]:
+        card_effect(G, R, p, kind)
+        if G.hand_over:
+            return
+    if rank in (EIGHT, NINE) and (G.sizes[p] or G.series_left):
+        ask_suit(G, R, p, kind, SUIT_, plain)
+        return
+    after_play(G, R, p, kind, plain)
+
+
+@njit(cache=True)
+def ask_suit(G, R, p, kind, decision, plain):
+    if kind % 13 == EIGHT or (decision == STARTER_SUIT_ and R.nine_starter_any_suit):
+        G.suit_choices = 0b1111
+    elif decision == STARTER_SUIT_ or G.suit < 0:
+        G.suit_choices = _same_colour(kind // 13)  # the 9's own colour [000:52]
+    else:
+        G.suit_choices = _same_colour(G.suit)  # the current suit's colour (C-16)
+    G.pending_kind = kind
+    G.pending_plain = plain
+    decide(G, p, decision)
+
+
+@njit(cache=True)
+def after_play(G, R, p, kind, plain):
+    """``CratesGame._after_play``: move the turn after a card (or the starter) has resolved."""
+    if G.count:
+        if G.sizes[p] == 0:
+            seen = False
+            for i in range(G.n_out):
+                seen = seen or G.out_order[i] == p
+            if not seen:
+                G.out_order[G.n_out] = p
+                G.n_out += 1
+        start_turn(G, R, prev_seat(G, R, p) if kind == JOKER else next_seat(G, R, p, 1))
+        return
+    if must_play_again(G, R, kind, plain):
+        if not plain and R.series[kind] and not G.series_left:
+            G.series_left = R.series[kind]
+        G.cooper_draw = 2 if G.six_missed else 1  # _play_again
+        decide(G, p, PLAY_)
+        return
+    if R.reverses[kind]:  # before the out check: a final 10 counts for the next deal
+        G.direction = -G.direction
+    if G.sizes[p] == 0:
+        end_hand(G, OUT)
+        return
+    if kind == JOKER:  # transparent, and play comes back to the previous player
+        start_turn(G, R, prev_seat(G, R, p))
+    else:
+        start_turn(G, R, next_seat(G, R, p, R.next_player[kind]))
+
+
+@njit(cache=True)
+def must_play_again(G, R, kind, plain):
+    if G.series_left:
+        return True
+    return not plain and R.again[kind]
+
+
+@njit(cache=True)
+def card_effect(G, R, p, kind):
+    """Draws a card forces on others, in order; the hand may end on one."""
+    for i in range(R.n_draws[kind]):
+        target = next_seat(G, R, p, R.draw_seat[kind, i])
+        cards = R.draw_cards[kind, i]
+        draw(G, R, target, cards * G.jack_run if R.per_jack[kind] else cards)
+        if G.hand_over:
+            return
+
+
+@njit(cache=True)
+def draw_move(G, R, p):
+    """``CratesGame._draw_move``: draw the count, or draw when no play is legal."""
+    if G.count:
+        total = G.count
+        G.count = 0
+        draw(G, R, p, total)
+        if G.hand_over:
+            return
+        count_over(G, R, p)
+        return
+    draw(G, R, p, G.cooper_draw if G.plays else 1)
+    if G.hand_over:
+        return
+    G.series_left = 0
+    if R.one_card_per_turn and G.plays and G.sizes[p] == 1:
+        check_turn_call(G, R, p)
+        if G.hand_over:
+            return
+    start_turn(G, R, next_seat(G, R, p, 1))
+
+
+@njit(cache=True)
+def count_over(G, R, drawer):
+    """``CratesGame._count_over``: the hand ends if someone went out during the count."""
+    if G.n_out:
+        G.ha_ha = drawer == G.out_order[0]
+        someone_empty = False
+        for s in range(R.n):
+            someone_empty = someone_empty or G.sizes[s] == 0
+        if not R.count_continues_hand or someone_empty:
+            end_hand(G, COUNT)
+            return
+        G.n_out = 0
+    G.free_play = R.free_play_after_count
+    start_turn(G, R, next_seat(G, R, drawer, 1))
+
+
+# ---------------------------------------------------------------------------- one-card calls
+@njit(cache=True)
+def check_call(G, R, p, size_before, kind, announced):
+    G.six_missed = False
+    if R.one_card_per_turn:
+        return
+    if size_before == 2 and not announced:
+        missed_call(G, R, p)
+    elif size_before == 1 and R.one_card_last_six and _rank_of(kind) == SIX and not announced:
+        G.six_missed = True  # draws two instead of one, nothing more [000:139]
+
+
+@njit(cache=True)
+def check_turn_call(G, R, p):
+    if not G.called and not G.call_missed:
+        G.call_missed = True
+        missed_call(G, R, p)
+
+
+@njit(cache=True)
+def missed_call(G, R, p):
+    if G.mulligans_left[p]:
+        G.mulligans_left[p] = False
+        return
+    if R.idiot_card:
+        draw(G, R, p, 1)
+    else:
+        G.penalty_owed[p] = True
+
+
+# ---------------------------------------------------------------------------- end of hand
+@njit(cache=True)
+def settle_hand(G, R):
+    """Draws owed when the hand ends: kreights and creights serve one-card penalties."""
+    if R.penalty_drawn_at_end and G.ended_by != PRESSURE:
+        for s in range(R.n):
+            if G.penalty_owed[s]:
+                G.penalty_owed[s] = False
+                draw(G, R, s, 2)
+                if G.ended_by == PRESSURE:  # nothing left to reshuffle ends the drawing (E-5)
+                    return
+
+
+@njit(cache=True)
+def score_hand(G, R, points):
+    """``CratesGame._score_hand``; ``points`` (per team) gets what the hand adds to the scores."""
+    n = R.n
+    first_out = G.out_order[0] if G.n_out else G.went_out
+    ha_ha = R.stars and G.ha_ha
+    points[:] = G.pressure_points
+    for s in range(n):
+        value = score_hand_counts(R, G.counts[s])
+        if R.empty_hand_points and G.sizes[s] == 0:
+            value += R.empty_hand_points
+        points[team_of(R, s)] += value
+        if R.stars and G.sizes[s] and only_threes(G.counts[s]):
+            G.stars[s] += 2  # caught with only threes [001:65]
+    if R.stars and first_out >= 0 and not ha_ha:
+        G.stars[first_out] += 1
+    for t in range(R.teams):
+        G.scores[t] += points[t]
+
+
+@njit(cache=True)
+def only_threes(counts):
+    others = 0
+    for k in range(JOKER + 1):
+        if _rank_of(k) != THREE:
+            others += counts[k]
+    return others == 0
+
+
+@njit(cache=True)
+def _top(R, counts, j, no_eights, no_aces, threes_too):
+    """The sum of the ``j`` highest card values in a hand, threes aside: ``no_eights`` and
+    ``no_aces`` leave those ranks out, ``threes_too`` more cards worth 3 join in. The kinds are
+    walked from the highest value down (``R.by_points``), so nothing is sorted or allocated."""
+    total = 0
+    for i in range(JOKER + 1):
+        if j <= 0:
+            return total
+        k = R.by_points[i]
+        rank = _rank_of(k)
+        if rank == THREE or (no_eights and rank == EIGHT) or (no_aces and rank == ACE):
+            continue
+        v = R.kind_points[k]
+        if threes_too and v < 3:
+            take = min(j, threes_too)
+            total += 3 * take
+            j -= take
+            threes_too = 0
+        take = min(j, counts[k])
+        total += take * v
+        j -= take
+    take = min(j, threes_too)
+    return total + 3 * take
+
+
+@njit(cache=True)
+def score_hand_counts(R, counts):
+    """``crates_env.scoring.score_kinds`` for a hand given as copies per kind."""
+    threes = 0
+    total_cards = 0
+    plain_sum = 0
+    eights = 0
+    others_big = 0  # cards that are neither threes nor eights, worth more than 3
+    not_eight = 0
+    eligible = 0  # cards a punitive three may cover
+    algorithm = R.three_scoring
+    for k in range(JOKER + 1):
+        c = counts[k]
+        if not c:
+            continue
+        total_cards += c
+        rank = _rank_of(k)
+        if rank == THREE:
+            threes += c
+            continue
+        v = R.kind_points[k]
+        plain_sum += c * v
+        if rank == EIGHT:
+            eights += c * v
+        else:
+            not_eight += c
+            if v > 3:
+                others_big += c
+        if not (rank == ACE or (rank == EIGHT and algorithm == 2)):
+            eligible += c
+    if total_cards == 0:
+        return 0
+    if threes == total_cards:  # a hand of threes only (kreights' own table [001:41])
+        if threes <= R.n_all_threes:
+            return R.all_threes[threes - 1]
+        return -50 * threes
+    if threes == 0:
+        return plain_sum
+    if algorithm == 0:  # crates
+        if not_eight == 0:
+            return eights + 3  # the threes collapse into one pair (or one bare three)
+        j = min(threes, max(1, others_big))
+        return plain_sum - _top(R, counts, j, True, False, 0) + 3 * j
+    if algorithm == 1:  # kreights: threes may cancel each other [001:48]
+        extra = threes if threes > 1 else 0
+        return plain_sum + 3 * threes - _top(R, counts, threes, True, False, extra)
+    if algorithm == 3:  # cover8
+        return plain_sum - _top(R, counts, threes, False, False, 0) + 3 * threes
+    j = min(threes, eligible)  # punitive, and punitive_cover8
+    return plain_sum - _top(R, counts, j, algorithm == 2, True, 0) + 3 * j + 100 * (threes - j)
+
+
+@njit(cache=True)
+def finish_hand(G, R, points):
+    """``Game._finish_hand``: settle, score (``points`` gets the hand's per-team points), and
+    deal the next hand or end the game."""
+    settle_hand(G, R)
+    G.last_direction = G.direction
+    score_hand(G, R, points)
+    G.hand_index += 1
+    if G.hand_index >= R.schedule_len:
+        G.game_over = True
+        G.decision = -1
+        return
+    if G.hand_index >= R.max_hands:
+        stop_truncated(G)
+        return
+    G.dealer = next_dealer(G, R)
+    start_hand(G, R)
+
+
+@njit(cache=True)
+def next_dealer(G, R):
+    step = -1 if deal_goes_right(G, R) else 1
+    seat = G.dealer
+    while True:
+        seat = (seat + step) % R.n
+        if R.dealer_seats[seat]:
+            return seat
+
+
+@njit(cache=True)
+def stop_truncated(G):
+    G.truncated = True
+    G.game_over = True
+    G.decision = -1
+
+
+# ---------------------------------------------------------------------------- the environment
+@njit(cache=True)
+def reward_unpaid(G, R, hand_points, rewards):
+    """``raw_env._reward_unpaid``: every seat's reward for ``hand_points`` (per team, this
+    hand's so far) less the pressure points already paid."""
+    if R.reward_mode == 2:
+        return
+    teams = R.teams
+    any_points = False
+    for t in range(teams):
+        any_points = any_points or hand_points[t] - G.paid[t] != 0
+    if not any_points:
+        return
+    for s in range(R.n):
+        team = team_of(R, s)
+        value = -1.0 * (hand_points[team] - G.paid[team])
+        if R.reward_mode == 1:  # relative: less minus the others' mean
+            others = 0
+            for t in range(teams):
+                if t != team:
+                    others += hand_points[t] - G.paid[t]
+            value -= -1.0 * others / (teams - 1)
+        rewards[s] += value * R.reward_scale
+
+
+@njit(cache=True)
+def final_rewards(G, R, rewards):
+    """``raw_env._final_rewards``: +1 for the best final standing down to -1 for the worst."""
+    teams = R.teams
+    for s in range(R.n):
+        mine = G.scores[team_of(R, s)]
+        better = 0
+        tied = 0
+        for t in range(teams):
+            better += G.scores[t] < mine  # lower scores win in the Crates family
+            tied += G.scores[t] == mine
+        rank = better + (tied - 1) / 2
+        rewards[s] += (1 - 2 * rank / (teams - 1)) * R.reward_scale
+
+
+@njit(cache=True)
+def resolve(G, R, rewards, points):
+    """Finish every ended hand, paying its rewards (``Game._finish_hand`` deals the next one,
+    which may end at its deal)."""
+    while G.hand_over and not G.game_over:
+        finish_hand(G, R, points)
+        reward_unpaid(G, R, points, rewards)
+        G.paid[:] = 0
+
+
+@njit(cache=True)
+def apply(G, R, action, rewards, points):
+    """``Game.apply`` for a legal action: finish the hand it ends, or stop a hand that hit the
+    decision guard."""
+    G.decisions += 1
+    act(G, R, action)
+    if G.hand_over:
+        resolve(G, R, rewards, points)
+    elif G.decisions >= R.max_decisions:
+        G.hand_over = True
+        G.ended_by = TRUNCATED
+        stop_truncated(G)
+
+
+@njit(cache=True)
+def auto_announce(G, R, rewards, points):
+    """one_card="auto": announce whenever the call is offered."""
+    while R.auto_announce and G.decision == PLAY_ and is_legal(G, R, ANNOUNCE):
+        apply(G, R, ANNOUNCE, rewards, points)
+
+
+@njit(cache=True)
+def after_move(G, R, rewards):
+    """``raw_env._after_move`` once the finished hands are paid: this hand's pressures so far
+    (reward_timing="event"), and the final rewards (reward_mode="win")."""
+    if R.pressures_at_once and not G.game_over:
+        reward_unpaid(G, R, G.pressure_points, rewards)
+        G.paid[:] = G.pressure_points
+    if G.game_over and R.reward_mode == 2 and not G.truncated:
+        final_rewards(G, R, rewards)
+
+
+@njit(cache=True)
+def env_step(G, R, action, rewards, points):
+    """``raw_env.step`` for a legal action of the seat to play."""
+    apply(G, R, action, rewards, points)
+    auto_announce(G, R, rewards, points)
+    after_move(G, R, rewards)
+
+
+@njit(cache=True)
+def env_start(G, R, rewards, points):
+    """``raw_env.reset`` once the game is built: its first deal, then as after a step."""
+    start_hand(G, R)
+    resolve(G, R, rewards, points)
+    auto_announce(G, R, rewards, points)
+    after_move(G, R, rewards)

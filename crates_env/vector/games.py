@@ -1,0 +1,403 @@
+"""``VectorGame``: B games of the Crates family held in arrays and advanced in one compiled call.
+
+It is the compiled twin of ``crates_v0.raw_env`` over the reference engine: the same keyword
+arguments, the same deals for the same seeds (the streams are numpy's own PCG64, reproduced in
+``crates_env.vector.rng``), the same action mask, observation and rewards at every step. The
+differential tests and ``benchmarks/vector_equivalence.py`` hold it to that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..actions import NUM_ACTIONS, action_name
+from ..cards import JOKER, NUM_KINDS, SIX, rank_of, suit_of
+from ..crates import CratesGame
+from ..env import ONE_CARD_MODES, REWARD_MODES, REWARD_TIMINGS, finite_number, one_of
+from ..game import _streams, first_dealer
+from ..observation import Observer
+from ..rules import Ruleset, make_ruleset
+from . import kernels
+from .layout import (
+    COUNT,
+    MAX_DECK,
+    MAX_DRAWS,
+    MAX_SCHEDULE,
+    MAX_SEATS,
+    OUT,
+    PRESSURE,
+    PRESSURES,
+    RULES,
+    STATE,
+    THREE_SCORINGS,
+    TRUNCATED,
+)
+from .rng import export_state
+
+_ENDED_BY = {"": 0, "out": OUT, "count": COUNT, "pressure": PRESSURE, "truncated": TRUNCATED}
+_REFERENCE = "play it on the reference engine (crates_env.crates_v0.raw_env or crates_env.Game)"
+
+
+class VectorGame:
+    """``num_games`` games of one table, advanced together.
+
+    ``VectorGame(1024, preset="crates", num_players=4, reward_timing="event")`` takes the
+    keyword arguments of ``crates_v0.raw_env`` (ruleset options, ``reward_mode``,
+    ``reward_scale``, ``reward_timing``, ``one_card``); a table or option it does not play is a
+    ``ValueError`` naming it. ``autoreset=True`` deals a finished game's slot a new game at once,
+    its seed drawn from the slot's seed stream.
+
+    After ``reset(seeds)``: ``to_play`` (the seat deciding in each game), ``legal_mask()``,
+    ``observe()`` (the observation of that seat), ``step(actions) -> (rewards, game_over)``.
+    ``from_game`` loads a reference position into a slot; ``copy_games`` copies games between
+    slots (a search branches many continuations of one position this way).
+    """
+
+    def __init__(
+        self,
+        num_games: int,
+        preset: str = "crates",
+        num_players: int | None = None,
+        *,
+        reward_mode: str = "points",
+        reward_scale: float = 1.0,
+        one_card: str = "action",
+        reward_timing: str = "hand",
+        render_mode: str | None = None,
+        autoreset: bool = True,
+        **options: Any,
+    ) -> None:
+        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+            raise ValueError(f"num_games must be a positive int, not {num_games!r}")
+        if render_mode is not None:
+            raise ValueError(
+                f"VectorGame does not render (render_mode={render_mode!r}); " + _REFERENCE
+            )
+        reward_mode = one_of("reward_mode", reward_mode, REWARD_MODES)
+        timing = one_of("reward_timing", reward_timing, REWARD_TIMINGS)
+        one_card = one_of("one_card", one_card, ONE_CARD_MODES)
+        scale = finite_number("reward_scale", reward_scale)
+        self.rules = make_ruleset(preset, num_players, **options)
+        check_supported(self.rules)
+        self.num_games = num_games
+        self.num_players = self.rules.num_players
+        self.autoreset = bool(autoreset)
+        self.observer = Observer(self.rules)
+        self.R = rules_record(
+            self.rules,
+            reward_mode=reward_mode,
+            reward_scale=scale,
+            pressures_at_once=timing == "event" and reward_mode != "win",
+            auto_announce=one_card == "auto",
+        )
+        names = kernels.OBS_SLICES
+        layout, scales = self.observer.layout(), self.observer.scales()
+        self._at = np.array([layout[name][0] for name in names], dtype=np.int64)
+        self._scale = np.array([scales[name] for name in names], dtype=np.float64)
+        self.states = np.zeros(num_games, dtype=STATE)
+        self.rewards = np.zeros((num_games, self.num_players), dtype=np.float64)
+        self.game_over = np.ones(num_games, dtype=bool)
+        self.seeds = np.zeros(num_games, dtype=np.int64)  # the seed of each slot's game
+        self._seed_streams: list[np.random.Generator | None] = [None] * num_games
+        self._to_play = np.zeros(num_games, dtype=np.int32)
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def observation_size(self) -> int:
+        return self.observer.size
+
+    # ------------------------------------------------------------------ starting games
+    def reset(self, seeds: Sequence[int] | np.ndarray | int | None = None) -> None:
+        """New games in every slot: game ``i`` is ``Game(preset, num_players, seed=seeds[i],
+        **options)`` deal for deal. ``seeds`` may be one int (slot ``i`` gets ``seed + i``) or
+        None (fresh entropy). Later games of an autoreset slot take their seeds from a stream
+        seeded by the slot's first seed."""
+        b = self.num_games
+        if seeds is None:
+            seeds = np.random.SeedSequence().generate_state(b, np.uint32).astype(np.int64)
+        elif np.ndim(seeds) == 0:
+            base = _seed(seeds)
+            seeds = [base + i for i in range(b)]
+        if len(seeds) != b:
+            raise ValueError(f"reset needs {b} seeds (one per game), not {len(seeds)}")
+        seeds = [_seed(s) for s in seeds]
+        self._seed_streams = [np.random.default_rng([s, 1]) for s in seeds]
+        self._start(np.arange(b), seeds)
+
+    def _start(self, slots: np.ndarray, seeds: Sequence[int]) -> None:
+        for slot, seed in zip(slots, seeds, strict=True):
+            self._new_game_record(int(slot), seed)
+        kernels.start_games(self.states, self.R, slots.astype(np.int64), self.rewards)
+        self.game_over[slots] = self.states["game_over"][slots]
+        self._check_overflow()
+
+    def _new_game_record(self, slot: int, seed: int) -> None:
+        """A game before its first deal: ``Game.__init__`` up to ``_start_hand``."""
+        r = self.rules
+        deal_rng, rng = _streams(seed)
+        dealer = first_dealer(r, deal_rng, None, [])
+        g = self.states[slot : slot + 1]
+        g[0] = np.zeros((), dtype=STATE)
+        g["hand_index"] = 0
+        g["dealer"] = dealer
+        g["scores"][0, : r.num_teams] = r.initial_scores
+        g["last_direction"] = 1
+        g["mulligans_left"][0, list(r.mulligans)] = True
+        g["rng"][0, 0] = export_state(deal_rng)
+        g["rng"][0, 1] = export_state(rng)
+        self.seeds[slot] = seed
+
+    def from_game(self, game: CratesGame, slot: int = 0, paid: Sequence[int] = ()) -> None:
+        """Load a reference game into ``slot``: it plays on exactly as ``game`` does (same
+        reshuffles and later deals). ``paid``: pressure points of the hand in play already
+        rewarded (``raw_env``'s, with ``reward_timing="event"``)."""
+        if not isinstance(game, CratesGame) or game.rules != self.rules:
+            raise ValueError("from_game takes a CratesGame of this VectorGame's ruleset")
+        self._check_slot(slot)
+        gs, hs, ts = game.state
+        if any(hs.exposed) or ts.chooser is not None:
+            raise ValueError("kreights penalty cards are not played by VectorGame; " + _REFERENCE)
+        kinds = game.deck.kinds
+        r = self.rules
+        rec = np.zeros((), dtype=STATE)
+        rec["hand_index"], rec["dealer"] = gs.hand_index, gs.dealer
+        rec["scores"][: r.num_teams] = gs.scores
+        rec["stars"][: r.num_players] = gs.stars
+        rec["pressure_count"][: r.num_teams] = gs.pressure_count
+        rec["last_direction"] = gs.last_direction
+        rec["game_over"], rec["truncated"] = gs.over, gs.truncated
+        for s in gs.mulligans_left:
+            rec["mulligans_left"][s] = True
+        rec["deal_size"] = hs.deal_size
+        for s, mask in enumerate(hs.hands):
+            for k in game.deck.kinds_in(mask):
+                rec["counts"][s, k] += 1
+                rec["held"][s] |= np.uint64(1) << np.uint64(k)
+        rec["sizes"][: r.num_players] = hs.sizes
+        rec["stock"][: len(hs.stock)] = [kinds[i] for i in hs.stock]
+        rec["n_stock"] = len(hs.stock)
+        rec["discard"][: len(hs.discard)] = [kinds[i] for i in hs.discard]
+        rec["n_discard"] = len(hs.discard)
+        rec["played"] = hs.played
+        rec["pressure_points"][: r.num_teams] = hs.pressure_points
+        rec["pressures"][: r.num_teams] = hs.pressures
+        rec["seat_pressures"][: r.num_players] = hs.seat_pressures
+        rec["direction"] = hs.direction
+        rec["suit"] = -1 if hs.suit is None else hs.suit
+        rec["rank"] = -1 if hs.rank is None else hs.rank
+        rec["free_play"], rec["hand_over"] = hs.free_play, hs.over
+        rec["ended_by"] = _ENDED_BY[hs.ended_by]
+        rec["went_out"] = -1 if hs.went_out is None else hs.went_out
+        rec["decisions"], rec["count"] = hs.decisions, hs.count
+        rec["out_order"][: len(hs.out_order)] = hs.out_order
+        rec["n_out"] = len(hs.out_order)
+        rec["penalty_owed"][: r.num_players] = hs.penalty_owed
+        rec["ha_ha"], rec["jack_run"], rec["series_left"] = hs.ha_ha, hs.jack_run, hs.series_left
+        rec["call_on_deal"][: r.num_players] = hs.call_on_deal
+        rec["seat"] = ts.seat
+        rec["decision"] = -1 if ts.decision is None else int(ts.decision)
+        rec["suit_choices"] = sum(1 << s for s in ts.suit_choices)
+        rec["plays"], rec["called"], rec["call_missed"] = ts.plays, ts.called, ts.call_missed
+        rec["announced"], rec["cooper_draw"] = ts.announced, ts.cooper_draw
+        rec["six_missed"] = ts.six_missed
+        rec["pending_kind"] = -1 if ts.pending is None else ts.pending[0]
+        rec["pending_plain"] = False if ts.pending is None else ts.pending[1]
+        rec["rng"][0] = export_state(game.deal_rng)
+        rec["rng"][1] = export_state(game.rng)
+        rec["paid"][: len(paid)] = paid
+        self.states[slot] = rec
+        self.game_over[slot] = gs.over
+        self._seed_streams[slot] = self._seed_streams[slot] or np.random.default_rng([slot, 2])
+
+    def copy_games(
+        self, source: np.ndarray | Sequence[int], target: np.ndarray | Sequence[int]
+    ) -> None:
+        """Game ``source[i]`` copied into slot ``target[i]``: both play on identically."""
+        source, target = np.asarray(source), np.asarray(target)
+        self.states[target] = self.states[source]
+        self.game_over[target] = self.game_over[source]
+
+    # ------------------------------------------------------------------ playing
+    @property
+    def to_play(self) -> np.ndarray:
+        """The seat that decides in each game (meaningless in a finished game)."""
+        kernels.seats_to_play(self.states, self._to_play)
+        return self._to_play
+
+    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        """int8 ``[B, 63]``: the AEC action mask of the seat to play in each game."""
+        out = np.empty((self.num_games, NUM_ACTIONS), dtype=np.int8) if out is None else out
+        kernels.legal_masks(self.states, self.R, out)
+        return out
+
+    def observe(self, out: np.ndarray | None = None) -> np.ndarray:
+        """float32 ``[B, observation_size]``: the AEC observation of the seat to play."""
+        if out is None:
+            out = np.empty((self.num_games, self.observer.size), dtype=np.float32)
+        kernels.observe_games(self.states, self.R, self._at, self._scale, out)
+        return out
+
+    def step(self, actions: np.ndarray | Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """One decision in every game: ``actions[i]`` for the seat to play in game ``i``.
+
+        Returns ``(rewards [B, num_players], game_over [B])``: what the AEC env pays each seat
+        on that step, and which games ended on it. With ``autoreset`` those slots already hold
+        new games. An illegal action raises ``ValueError`` naming the game, the action and the
+        legal ones, and no game moves."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(
+                f"step needs {self.num_games} integer actions (one per game), not "
+                f"{actions.dtype} of shape {actions.shape}"
+            )
+        actions = actions.astype(np.int64, copy=False)
+        bad = kernels.first_illegal(self.states, self.R, actions)
+        if bad >= 0:
+            mask = self.legal_mask()[bad]
+            legal = ", ".join(f"{a} ({action_name(a)})" for a in np.flatnonzero(mask))
+            action = int(actions[bad])
+            name = f" ({action_name(action)})" if 0 <= action < NUM_ACTIONS else ""
+            raise ValueError(f"game {bad}: illegal action {action}{name}; legal: {legal}")
+        over = np.zeros(self.num_games, dtype=bool)
+        kernels.step_games(self.states, self.R, actions, self.rewards, over)
+        self._check_overflow()
+        ended = over & ~self.game_over
+        self.game_over |= over
+        rewards = self.rewards.copy()
+        if self.autoreset and ended.any():
+            slots = np.flatnonzero(ended)
+            self._start(slots, [int(self._seed_streams[s].integers(2**63)) for s in slots])
+        return rewards, ended
+
+    def random_actions(
+        self, rng: np.random.Generator, mask: np.ndarray | None = None
+    ) -> np.ndarray:
+        """A uniformly random legal action in every game (``mask``: ``legal_mask()``'s, if
+        already built)."""
+        mask = self.legal_mask() if mask is None else mask
+        out = np.zeros(self.num_games, dtype=np.int64)
+        kernels.random_legal(mask, rng.random(self.num_games), out)
+        return out
+
+    # ------------------------------------------------------------------ results
+    @property
+    def scores(self) -> np.ndarray:
+        """int64 ``[B, teams]``: each game's cumulative scores."""
+        return self.states["scores"][:, : self.rules.num_teams].copy()
+
+    def _check_slot(self, slot: object) -> None:
+        if isinstance(slot, bool) or not isinstance(slot, int | np.integer):
+            raise ValueError(f"slot must be an int 0..{self.num_games - 1}, not {slot!r}")
+        if not 0 <= slot < self.num_games:
+            raise ValueError(f"slot must be 0..{self.num_games - 1}, not {slot!r}")
+
+    def _check_overflow(self) -> None:
+        bad = np.flatnonzero(self.states["overflow"])
+        if bad.size:
+            raise OverflowError(
+                f"game {bad[0]}: a side took more than 58 pressures, whose value passes the "
+                f"compiled engine's 64-bit scores; {_REFERENCE}"
+            )
+
+
+def _seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seeds must be ints >= 0, not {seed!r}")
+    return int(seed)
+
+
+def check_supported(rules: Ruleset) -> None:
+    """A ValueError naming what the compiled engine does not play."""
+    if rules.engine != "crates":
+        raise ValueError(
+            f"VectorGame plays the Crates family (crates, chicago1970, kreights, craits, "
+            f"creights), not {rules.preset!r}; {_REFERENCE}"
+        )
+    if rules.dummy_seat is not None:
+        raise ValueError(f"VectorGame does not play skill_hand_world_series; {_REFERENCE}")
+    if rules.misplay_mode != "reject":
+        raise ValueError(f"VectorGame plays misplay_mode='reject' only; {_REFERENCE}")
+    if len(rules.schedule) > MAX_SCHEDULE:
+        raise ValueError(f"VectorGame plays schedules of up to {MAX_SCHEDULE} hands")
+    if rules.num_players > MAX_SEATS or rules.deck.size > MAX_DECK:
+        raise ValueError(f"VectorGame plays up to {MAX_SEATS} seats and {MAX_DECK} cards")
+
+
+def rules_record(
+    rules: Ruleset,
+    *,
+    reward_mode: str,
+    reward_scale: float,
+    pressures_at_once: bool,
+    auto_announce: bool,
+) -> np.record:
+    """The rules as the kernels read them: ``layout.RULES``, from the resolved fields."""
+    check_supported(rules)
+    deck, n = rules.deck, rules.num_players
+    R = np.zeros(1, dtype=RULES)
+    R["n"], R["teams"], R["partnerships"] = n, rules.num_teams, rules.partnerships
+    R["deck_size"] = deck.size
+    R["deck_kinds"][0, : deck.size] = deck.kinds
+    present = set(deck.kinds)
+    R["full_mask"] = _mask(present)
+    R["schedule"][0, : len(rules.schedule)] = rules.schedule
+    R["schedule_len"] = len(rules.schedule)
+    R["max_hands"] = rules.max_hands
+    R["max_decisions"] = rules.max_decisions_per_hand
+    R["dealer_seats"][0, list(rules.dealer_seats)] = True
+    R["initial_scores"][0, : rules.num_teams] = rules.initial_scores
+    R["initial_mulligans"][0, list(rules.mulligans)] = True
+    wild = {k for k in present if k != JOKER and rank_of(k) in (7, 8)}
+    jokers = {JOKER} & present
+    for suit in range(4):
+        for rank in range(13):
+            match = {
+                k for k in present if k != JOKER and (suit_of(k) == suit or rank_of(k) == rank)
+            }
+            R["match"][0, suit, rank] = _mask(match | wild | jokers)
+    R["count_mask"] = _mask({k for k in present if k == JOKER or rank_of(k) in (0, 1)})
+    R["six_mask"] = _mask({k for k in present if k != JOKER and rank_of(k) == SIX})
+    for kind, function in enumerate(rules.card_functions):
+        if len(function.draws) > MAX_DRAWS:
+            raise ValueError(f"card {kind} draws for more than {MAX_DRAWS} seats")
+        R["n_draws"][0, kind] = len(function.draws)
+        for i, (seat, cards) in enumerate(function.draws):
+            R["draw_seat"][0, kind, i] = seat
+            R["draw_cards"][0, kind, i] = cards
+        R["per_jack"][0, kind] = function.per_jack
+        R["next_player"][0, kind] = function.next_player
+        R["reverses"][0, kind] = function.reverses
+        R["again"][0, kind] = function.again
+        R["series"][0, kind] = function.series
+    R["kind_points"][0] = rules.kind_points[:NUM_KINDS]
+    R["by_points"][0] = sorted(range(NUM_KINDS), key=lambda k: -rules.kind_points[k])
+    R["three_scoring"] = THREE_SCORINGS.index(rules.three_scoring)
+    R["all_threes"][0, : len(rules.all_threes)] = rules.all_threes
+    R["n_all_threes"] = len(rules.all_threes)
+    R["pressure"] = PRESSURES.index(rules.pressure)
+    R["empty_hand_points"] = rules.empty_hand_points
+    R["stars"] = rules.stars
+    R["count_continues_hand"] = rules.count_continues_hand
+    R["free_play_after_count"] = rules.free_play_after_count
+    R["nine_starter_any_suit"] = rules.nine_starter_any_suit
+    R["one_card_per_turn"] = rules.one_card_per_turn
+    R["one_card_last_six"] = rules.one_card_last_six
+    R["call_on_one_card_deal"] = rules.call_on_one_card_deal
+    R["idiot_card"] = rules.missed_call == "idiot_card"
+    R["penalty_drawn_at_end"] = rules.penalty_drawn_at_end
+    R["deal_follows_direction"] = rules.deal_follows_direction
+    R["reward_mode"] = REWARD_MODES.index(reward_mode)
+    R["reward_scale"] = reward_scale
+    R["pressures_at_once"] = pressures_at_once
+    R["auto_announce"] = auto_announce
+    return R[0]
+
+
+def _mask(kinds: set[int]) -> np.uint64:
+    return np.uint64(sum(1 << k for k in kinds))
+
+
+__all__ = ["VectorGame", "check_supported", "rules_record"]

@@ -1,0 +1,158 @@
+"""Batched entry points over a batch of game records, and the observation of the seat to play.
+
+``observe_into`` is ``crates_env.observation.Observer.encode`` for the seat to play: the slice
+offsets and scales come from the Observer itself (``VectorGame`` passes them as ``at`` and
+``scale``, indexed like ``OBS_SLICES``), so the two vectors share one layout.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..cards import NUM_KINDS
+from ..observation import CLIP, SLICES
+from ..state import Decision
+from .core import (
+    env_start,
+    env_step,
+    is_legal,
+    legal_into,
+    pressure_value,
+    score_hand_counts,
+    team_of,
+)
+
+OBS_SLICES = tuple(name for name, *_ in SLICES)
+(HAND, TOP, SUIT, RANK, CLOCKWISE, COUNT, PENDING, DECISION, ACTING, AGAIN, ANNOUNCED, FREE,
+ SIZES, ACTIVE, DUMMY, PARTNER, STOCK, DISCARD, PLAYED, PRESSURES, NEXT_PRESSURE, SCORES, RISK,
+ OWED, STARS, PROGRESS, DEAL_SIZE) = range(len(OBS_SLICES))  # fmt: skip
+STARTER_SUIT_ = int(Decision.STARTER_SUIT)
+
+
+@njit(cache=True, inline="always")
+def _clip(x):
+    return CLIP if x > CLIP else -CLIP if x < -CLIP else x
+
+
+@njit(cache=True)
+def observe_into(G, R, at, scale, v):
+    """The observation vector of the seat to play (``v`` zeroed, float32)."""
+    n = R.n
+    seat = G.seat
+    decision = G.decision
+    if decision != STARTER_SUIT_:  # the dealer names it before looking (P4)
+        for k in range(NUM_KINDS):
+            v[at[HAND] + k] = G.counts[seat, k]
+        v[at[RISK]] = _clip(score_hand_counts(R, G.counts[seat]) / scale[RISK])
+    if G.n_discard:
+        v[at[TOP] + G.discard[G.n_discard - 1]] = 1
+    if G.suit >= 0:
+        v[at[SUIT] + G.suit] = 1
+    if G.rank >= 0:
+        v[at[RANK] + G.rank] = 1
+    v[at[CLOCKWISE]] = G.direction == 1
+    v[at[COUNT]] = G.count / scale[COUNT]
+    if decision >= 0:
+        pending = G.count  # the count, a Cooper's draw, or one
+        if not pending:
+            pending = G.cooper_draw if G.plays else 1
+        v[at[PENDING]] = pending / scale[PENDING]
+        v[at[DECISION] + decision] = 1
+        v[at[ACTING]] = 1  # the seat to play decides for its own hand (no dummy here)
+    v[at[AGAIN]] = G.plays > 0
+    v[at[ANNOUNCED]] = G.announced
+    v[at[FREE]] = G.free_play or (G.suit < 0 and G.rank < 0)
+    if R.partnerships:
+        v[at[PARTNER] + 2] = 1  # partners sit opposite
+    v[at[STOCK]] = G.n_stock / scale[STOCK]
+    v[at[DISCARD]] = G.n_discard / scale[DISCARD]
+    for k in range(NUM_KINDS):
+        v[at[PLAYED] + k] = min(G.played[k], CLIP)
+    for i in range(n):
+        s = (seat + i) % n
+        team = team_of(R, s)
+        v[at[SIZES] + i] = G.sizes[s] / scale[SIZES]
+        v[at[OWED] + i] = G.penalty_owed[s]
+        v[at[ACTIVE] + i] = 1
+        taken = G.pressure_count[team]
+        v[at[PRESSURES] + i] = _clip(taken / scale[PRESSURES])
+        v[at[NEXT_PRESSURE] + i] = _clip(
+            pressure_value(taken + 1, R.pressure) / scale[NEXT_PRESSURE]
+        )
+        v[at[SCORES] + i] = _clip(G.scores[team] / scale[SCORES])
+        v[at[STARS] + i] = _clip(G.stars[s] / scale[STARS])
+    v[at[PROGRESS]] = G.hand_index / R.schedule_len
+    v[at[DEAL_SIZE]] = G.deal_size / scale[DEAL_SIZE]
+
+
+@njit(cache=True)
+def observe_games(states, R, at, scale, out):
+    out[:] = 0
+    for b in range(states.shape[0]):
+        observe_into(states[b], R, at, scale, out[b])
+
+
+@njit(cache=True)
+def legal_masks(states, R, out):
+    out[:] = 0
+    for b in range(states.shape[0]):
+        legal_into(states[b], R, out[b])
+
+
+@njit(cache=True)
+def first_illegal(states, R, actions):
+    """The first game whose action is not legal (finished games take any action), or -1."""
+    for b in range(states.shape[0]):
+        G = states[b]
+        if not G.game_over and not is_legal(G, R, actions[b]):
+            return b
+    return -1
+
+
+@njit(cache=True)
+def step_games(states, R, actions, rewards, over):
+    """One decision in every unfinished game: ``rewards[b]`` what each seat is paid on it,
+    ``over[b]`` whether game ``b`` is over (finished games are left as they are)."""
+    rewards[:] = 0.0
+    points = np.zeros(states[0].scores.shape[0], np.int64)
+    for b in range(states.shape[0]):
+        G = states[b]
+        if G.game_over:
+            over[b] = True
+            continue
+        env_step(G, R, actions[b], rewards[b], points)
+        over[b] = G.game_over
+
+
+@njit(cache=True)
+def start_games(states, R, slots, rewards):
+    """Deal the first hand of each game in ``slots`` (their game fields and streams set)."""
+    points = np.zeros(states[0].scores.shape[0], np.int64)
+    for slot in slots:
+        rewards[slot, :] = 0.0
+        env_start(states[slot], R, rewards[slot], points)
+
+
+@njit(cache=True)
+def seats_to_play(states, out):
+    for b in range(states.shape[0]):
+        out[b] = states[b].seat
+
+
+@njit(cache=True)
+def random_legal(masks, uniforms, out):
+    """``out[b]``: the legal action of ``masks[b]`` that ``uniforms[b]`` in [0, 1) picks, each
+    with the same chance (a random player for a whole batch in one call)."""
+    for b in range(masks.shape[0]):
+        row = masks[b]
+        legal = 0
+        for a in range(row.shape[0]):
+            legal += row[a]
+        pick = int(uniforms[b] * legal)
+        for a in range(row.shape[0]):
+            if row[a]:
+                if pick == 0:
+                    out[b] = a
+                    break
+                pick -= 1

@@ -1,0 +1,154 @@
+"""The compiled engine's data: a game is one record of ``STATE``, a rule system one of ``RULES``.
+
+The records mirror the reference engine's three state values (``crates_env.state``: game, hand,
+turn) field for field, with two changes that make them fixed-size arrays:
+
+- cards are *kinds* (``crates_env.cards``), not physical ids: a hand is a count per kind
+  (``counts``) plus a bitmask of the kinds held (``held``, 53 bits), the stock and the discard pile
+  are arrays of kinds. Which copy of a kind a player holds never changes what happens (a play
+  takes any copy, a reshuffle permutes positions), so the kinds follow the reference exactly;
+- ``None`` is -1, flags in arrays are uint8 (numba has no nested bool arrays), and every
+  per-seat or per-team array has room for ``MAX_SEATS``.
+
+One record dtype serves every supported table, so numba compiles the kernels once. A batch of
+games is a numpy array of records: copying a record copies a game (``VectorGame.copy_games``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cards import NUM_KINDS
+
+MAX_SEATS = 12  # craits seats up to twelve
+MAX_DECK = 112  # two packs and their Jokers
+MAX_SCHEDULE = 64  # deal sizes in one game's schedule
+MAX_DRAWS = MAX_SEATS  # (seat, cards) entries of one card function (a 5 hits everybody else)
+
+# ended_by
+OUT, COUNT, PRESSURE, TRUNCATED = 1, 2, 3, 4
+# Ruleset.three_scoring
+THREE_SCORINGS = ("crates", "kreights", "punitive", "cover8", "punitive_cover8")
+# Ruleset.pressure
+PRESSURES = ("double", "cap20", "flat5")
+# the environment's reward_mode
+REWARD_MODES = ("points", "relative", "win")
+
+_SEATS, _DECK = (MAX_SEATS,), (MAX_DECK,)
+
+STATE = np.dtype(
+    [
+        # --- the game (GameState)
+        ("hand_index", np.int32),
+        ("dealer", np.int32),
+        ("scores", np.int64, _SEATS),  # per team
+        ("stars", np.int32, _SEATS),
+        ("pressure_count", np.int32, _SEATS),  # per team, this game
+        ("last_direction", np.int32),
+        ("game_over", np.bool_),
+        ("truncated", np.bool_),
+        ("overflow", np.bool_),  # a pressure's value passed int64: play it on the reference
+        ("mulligans_left", np.uint8, _SEATS),
+        # --- the hand (HandState, CratesHand)
+        ("deal_size", np.int32),
+        ("counts", np.int8, (MAX_SEATS, NUM_KINDS)),  # per seat and kind: copies held
+        ("held", np.uint64, _SEATS),  # per seat: bit k set while a kind k is held
+        ("sizes", np.int32, _SEATS),
+        ("stock", np.int8, _DECK),  # kinds, top last
+        ("n_stock", np.int32),
+        ("discard", np.int8, _DECK),  # kinds, bottom first
+        ("n_discard", np.int32),
+        ("played", np.int32, (NUM_KINDS,)),
+        ("pressure_points", np.int64, _SEATS),  # per team, this hand
+        ("pressures", np.int32, _SEATS),  # per team, this hand
+        ("seat_pressures", np.int32, _SEATS),
+        ("direction", np.int32),
+        ("suit", np.int32),  # -1: nothing to follow
+        ("rank", np.int32),
+        ("free_play", np.bool_),
+        ("hand_over", np.bool_),
+        ("ended_by", np.int32),
+        ("went_out", np.int32),
+        ("decisions", np.int32),
+        ("count", np.int32),
+        ("out_order", np.int32, _SEATS),  # seats out during the count, in order
+        ("n_out", np.int32),
+        ("penalty_owed", np.uint8, _SEATS),
+        ("ha_ha", np.bool_),
+        ("jack_run", np.int32),
+        ("series_left", np.int32),
+        ("call_on_deal", np.uint8, _SEATS),
+        # --- the turn (TurnState, CratesTurn)
+        ("seat", np.int32),
+        ("decision", np.int32),  # a Decision, -1: none
+        ("suit_choices", np.int32),  # bit s: suit s may be named
+        ("plays", np.int32),
+        ("called", np.bool_),
+        ("call_missed", np.bool_),
+        ("announced", np.bool_),
+        ("cooper_draw", np.int32),
+        ("six_missed", np.bool_),
+        ("pending_kind", np.int32),
+        ("pending_plain", np.bool_),
+        # --- the two random streams (deals, reshuffles): crates_env.vector.rng rows
+        ("rng", np.uint64, (2, 6)),
+        # --- the environment: pressure points of this hand already paid as rewards
+        ("paid", np.int64, _SEATS),
+    ],
+    align=True,
+)
+
+RULES = np.dtype(
+    [
+        ("n", np.int32),
+        ("teams", np.int32),
+        ("partnerships", np.bool_),
+        ("deck_size", np.int32),
+        ("deck_kinds", np.int8, _DECK),  # the kind of each physical card id
+        ("full_mask", np.uint64),  # the kinds in the deck
+        ("schedule", np.int32, (MAX_SCHEDULE,)),
+        ("schedule_len", np.int32),
+        ("max_hands", np.int32),
+        ("max_decisions", np.int32),
+        ("dealer_seats", np.uint8, _SEATS),
+        ("initial_scores", np.int64, _SEATS),
+        ("initial_mulligans", np.uint8, _SEATS),
+        # cards: what may be played (kind masks) and what each kind does
+        ("match", np.uint64, (4, 13)),  # on suit and rank, outside the count
+        ("count_mask", np.uint64),
+        ("six_mask", np.uint64),
+        ("n_draws", np.int32, (NUM_KINDS,)),
+        ("draw_seat", np.int32, (NUM_KINDS, MAX_DRAWS)),
+        ("draw_cards", np.int32, (NUM_KINDS, MAX_DRAWS)),
+        ("per_jack", np.uint8, (NUM_KINDS,)),
+        ("next_player", np.int32, (NUM_KINDS,)),
+        ("reverses", np.uint8, (NUM_KINDS,)),
+        ("again", np.uint8, (NUM_KINDS,)),
+        ("series", np.int32, (NUM_KINDS,)),
+        # scoring
+        ("kind_points", np.int64, (NUM_KINDS,)),
+        ("by_points", np.int32, (NUM_KINDS,)),  # the kinds, highest value first
+        ("three_scoring", np.int32),
+        ("all_threes", np.int64, (8,)),
+        ("n_all_threes", np.int32),
+        ("pressure", np.int32),
+        ("empty_hand_points", np.int64),
+        ("stars", np.bool_),
+        # the family's procedural switches
+        ("count_continues_hand", np.bool_),
+        ("free_play_after_count", np.bool_),
+        ("nine_starter_any_suit", np.bool_),
+        ("one_card_per_turn", np.bool_),
+        ("one_card_last_six", np.bool_),
+        ("call_on_one_card_deal", np.bool_),
+        ("idiot_card", np.bool_),
+        ("penalty_drawn_at_end", np.bool_),
+        ("deal_follows_direction", np.bool_),
+        # the environment
+        ("reward_mode", np.int32),
+        ("reward_scale", np.float64),
+        ("pressures_at_once", np.bool_),
+        ("auto_announce", np.bool_),
+    ],
+    align=True,
+)
