@@ -103,6 +103,8 @@ class VectorGame:
         self.seeds = np.zeros(num_games, dtype=np.int64)  # the seed of each slot's game
         self._seed_streams: list[np.random.Generator | None] = [None] * num_games
         self._to_play = np.zeros(num_games, dtype=np.int32)
+        self._no_seats = np.full(num_games, -1, dtype=np.int64)
+        self._all = np.ones(num_games, dtype=bool)
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -233,15 +235,21 @@ class VectorGame:
         kernels.legal_masks(self.states, self.R, out)
         return out
 
-    def observe(self, out: np.ndarray | None = None) -> np.ndarray:
-        """float32 ``[B, observation_size]``: the AEC observation of the seat to play."""
+    def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """float32 ``[B, observation_size]``: the AEC observation of the seat to play in each
+        game, or of ``seats[i]`` in game ``i`` (-1: the seat to play; a finished game's seats
+        see its final position)."""
         if out is None:
             out = np.empty((self.num_games, self.observer.size), dtype=np.float32)
-        kernels.observe_games(self.states, self.R, self._at, self._scale, out)
+        seats = self._no_seats if seats is None else np.asarray(seats, dtype=np.int64)
+        kernels.observe_games(self.states, self.R, seats, self._at, self._scale, out)
         return out
 
-    def step(self, actions: np.ndarray | Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        """One decision in every game: ``actions[i]`` for the seat to play in game ``i``.
+    def step(
+        self, actions: np.ndarray | Sequence[int], active: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """One decision in every game (or in those ``active`` marks): ``actions[i]`` for the
+        seat to play in game ``i``.
 
         Returns ``(rewards [B, num_players], game_over [B])``: what the AEC env pays each seat
         on that step, and which games ended on it. With ``autoreset`` those slots already hold
@@ -254,23 +262,29 @@ class VectorGame:
                 f"{actions.dtype} of shape {actions.shape}"
             )
         actions = actions.astype(np.int64, copy=False)
-        bad = kernels.first_illegal(self.states, self.R, actions)
+        active = self._all if active is None else np.asarray(active, dtype=bool)
+        bad = kernels.first_illegal(self.states, self.R, actions, active)
         if bad >= 0:
             mask = self.legal_mask()[bad]
-            legal = ", ".join(f"{a} ({action_name(a)})" for a in np.flatnonzero(mask))
+            legal = ", ".join(f"{a} ({action_name(int(a))})" for a in np.flatnonzero(mask))
             action = int(actions[bad])
             name = f" ({action_name(action)})" if 0 <= action < NUM_ACTIONS else ""
             raise ValueError(f"game {bad}: illegal action {action}{name}; legal: {legal}")
         over = np.zeros(self.num_games, dtype=bool)
-        kernels.step_games(self.states, self.R, actions, self.rewards, over)
+        kernels.step_games(self.states, self.R, actions, active, self.rewards, over)
         self._check_overflow()
         ended = over & ~self.game_over
         self.game_over |= over
         rewards = self.rewards.copy()
         if self.autoreset and ended.any():
-            slots = np.flatnonzero(ended)
-            self._start(slots, [int(self._seed_streams[s].integers(2**63)) for s in slots])
+            self.restart(np.flatnonzero(ended))
         return rewards, ended
+
+    def restart(self, slots: np.ndarray | Sequence[int]) -> None:
+        """New games in ``slots``, their seeds drawn from each slot's seed stream (``seeds``
+        then holds them)."""
+        slots = np.asarray(slots, dtype=np.int64)
+        self._start(slots, [int(self._seed_streams[s].integers(2**63)) for s in slots])
 
     def random_actions(
         self, rng: np.random.Generator, mask: np.ndarray | None = None
@@ -287,6 +301,21 @@ class VectorGame:
     def scores(self) -> np.ndarray:
         """int64 ``[B, teams]``: each game's cumulative scores."""
         return self.states["scores"][:, : self.rules.num_teams].copy()
+
+    @property
+    def pressures_taken(self) -> np.ndarray:
+        """int ``[B, teams]``: the shuffle pressures each side has taken this game."""
+        return self.states["pressure_count"][:, : self.rules.num_teams].copy()
+
+    @property
+    def hands_played(self) -> np.ndarray:
+        """int ``[B]``: the hands each game has finished."""
+        return self.states["hand_index"].copy()
+
+    @property
+    def truncated(self) -> np.ndarray:
+        """bool ``[B]``: games stopped by a guard (``max_hands``, ``max_decisions_per_hand``)."""
+        return self.states["truncated"].copy()
 
     def _check_slot(self, slot: object) -> None:
         if isinstance(slot, bool) or not isinstance(slot, int | np.integer):

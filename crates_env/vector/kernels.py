@@ -36,10 +36,9 @@ def _clip(x):
 
 
 @njit(cache=True)
-def observe_into(G, R, at, scale, v):
-    """The observation vector of the seat to play (``v`` zeroed, float32)."""
+def observe_into(G, R, seat, at, scale, v):
+    """The observation vector of ``seat`` (``v`` zeroed, float32)."""
     n = R.n
-    seat = G.seat
     decision = G.decision
     if decision != STARTER_SUIT_:  # the dealer names it before looking (P4)
         for k in range(NUM_KINDS):
@@ -59,7 +58,7 @@ def observe_into(G, R, at, scale, v):
             pending = G.cooper_draw if G.plays else 1
         v[at[PENDING]] = pending / scale[PENDING]
         v[at[DECISION] + decision] = 1
-        v[at[ACTING]] = 1  # the seat to play decides for its own hand (no dummy here)
+        v[at[ACTING] + (G.seat - seat) % n] = 1
     v[at[AGAIN]] = G.plays > 0
     v[at[ANNOUNCED]] = G.announced
     v[at[FREE]] = G.free_play or (G.suit < 0 and G.rank < 0)
@@ -87,10 +86,12 @@ def observe_into(G, R, at, scale, v):
 
 
 @njit(cache=True)
-def observe_games(states, R, at, scale, out):
+def observe_games(states, R, seats, at, scale, out):
+    """``out[b]``: the observation of seat ``seats[b]`` in game ``b`` (-1: the seat to play)."""
     out[:] = 0
     for b in range(states.shape[0]):
-        observe_into(states[b], R, at, scale, out[b])
+        G = states[b]
+        observe_into(G, R, G.seat if seats[b] < 0 else seats[b], at, scale, out[b])
 
 
 @njit(cache=True)
@@ -101,25 +102,25 @@ def legal_masks(states, R, out):
 
 
 @njit(cache=True)
-def first_illegal(states, R, actions):
-    """The first game whose action is not legal (finished games take any action), or -1."""
+def first_illegal(states, R, actions, active):
+    """The first game to step whose action is not legal (finished games take any), or -1."""
     for b in range(states.shape[0]):
         G = states[b]
-        if not G.game_over and not is_legal(G, R, actions[b]):
+        if active[b] and not G.game_over and not is_legal(G, R, actions[b]):
             return b
     return -1
 
 
 @njit(cache=True)
-def step_games(states, R, actions, rewards, over):
-    """One decision in every unfinished game: ``rewards[b]`` what each seat is paid on it,
-    ``over[b]`` whether game ``b`` is over (finished games are left as they are)."""
+def step_games(states, R, actions, active, rewards, over):
+    """One decision in every active, unfinished game: ``rewards[b]`` what each seat is paid on
+    it, ``over[b]`` whether game ``b`` is over (the others are left as they are)."""
     rewards[:] = 0.0
     points = np.zeros(states[0].scores.shape[0], np.int64)
     for b in range(states.shape[0]):
         G = states[b]
-        if G.game_over:
-            over[b] = True
+        over[b] = G.game_over
+        if not active[b] or G.game_over:
             continue
         env_step(G, R, actions[b], rewards[b], points)
         over[b] = G.game_over
