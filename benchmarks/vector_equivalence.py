@@ -37,6 +37,8 @@ VARIANTS: dict[str, list[tuple[int, dict]]] = {
         (4, {"reward_timing": "event", "one_card": "auto", "reward_scale": 0.01}),
         (4, {"standig_jokers": True, "queen_draws_two": True, "no_kings_queens": True}),
         (3, {"pressure_cap_20": True, "reward_timing": "event"}),
+        (3, {"skill_hand_world_series": True}),
+        (3, {"skill_hand_world_series": True, "reward_timing": "event", "one_card": "auto"}),
     ],
     "chicago1970": [(4, {}), (3, {"one_card": "auto"}), (5, {"reward_timing": "event"})],
     "kreights": [

@@ -452,12 +452,7 @@ class Game:
         r, gs = self.rules, self.game_state
         if r.game_end == "last_player":
             return [s for s in range(self.n) if gs.active[s]]
-        best = max(gs.scores) if r.higher_score_wins else min(gs.scores)
-        tied = [t for t, s in enumerate(gs.scores) if s == best]
-        if r.stars and len(tied) > 1:
-            most = max(gs.stars[t] for t in tied)
-            tied = [t for t in tied if gs.stars[t] == most]
-        return tied
+        return best_scores(r, gs.scores, gs.stars)
 
     # ------------------------------------------------------------------ views, copies, re-deals
     def view(self, seat: int) -> PublicView:
@@ -820,6 +815,17 @@ def first_dealer(
             events.append(event("first_dealer", seats[low[0]]))
             return seats[low[0]]
         seats = [seats[i] for i in low]
+
+
+def best_scores(rules: Ruleset, scores: Sequence[int], stars: Sequence[int]) -> list[int]:
+    """The sides with the best final score (the lowest, or the highest where
+    ``higher_score_wins``); ties go to the most stars where the rules count stars."""
+    best = max(scores) if rules.higher_score_wins else min(scores)
+    tied = [t for t, s in enumerate(scores) if s == best]
+    if rules.stars and len(tied) > 1:
+        most = max(stars[t] for t in tied)
+        tied = [t for t in tied if stars[t] == most]
+    return tied
 
 
 def _ruleset(rules: Ruleset | str, num_players: int | None, options: dict) -> Ruleset:

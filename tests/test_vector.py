@@ -34,6 +34,8 @@ TABLES = [
         },
     ),
     ("crates", 3, {"deal_schedule": [3, 1, 2], "first_dealer": 2, "max_decisions_per_hand": 40}),
+    ("crates", 3, {"skill_hand_world_series": True}),
+    ("crates", 3, {"skill_hand_world_series": True, "reward_timing": "event", "one_card": "auto"}),
     ("chicago1970", 3, {"one_card": "auto"}),
     ("chicago1970", 5, {"reward_timing": "event"}),
     ("kreights", 3, {}),
@@ -106,7 +108,13 @@ def _compare_first_decision(env, vg):
 
 @pytest.mark.parametrize(
     ("preset", "players", "options"),
-    [("crates", 4, {}), ("kreights", 3, {}), ("craits", 5, {}), ("creights", 4, {})],
+    [
+        ("crates", 4, {}),
+        ("crates", 3, {"skill_hand_world_series": True}),
+        ("kreights", 3, {}),
+        ("craits", 5, {}),
+        ("creights", 4, {}),
+    ],
 )
 def test_reset_deals_the_game_of_each_seed(preset, players, options):
     """Slot i after reset(seeds) is Game(preset, players, seed=seeds[i]), field for field:
@@ -207,7 +215,6 @@ def test_hand_points_equal_the_reference_scoring(preset, options):
     ("kwargs", "message"),
     [
         ({"preset": "zimbabwe"}, "Crates family"),
-        ({"preset": "crates", "num_players": 3, "skill_hand_world_series": True}, "skill_hand"),
         (
             {
                 "preset": "kreights",

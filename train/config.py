@@ -99,6 +99,10 @@ class TrainConfig:
     # Game worker processes (0: games run in the training process). The cores left over go to
     # torch. On the 2-core machine, 0 workers + 2 torch threads trained fastest (README).
     workers: int = 0
+    # The engine the self-play games run on: "auto" takes the compiled one (crates_env.vector,
+    # proven equal to the reference) wherever it plays the table, "vector" insists on it,
+    # "reference" keeps the Python engine.
+    engine: str = "auto"
     seed: int = 0
     total_steps: int = 100_000
     checkpoint_every: int = 25_000
@@ -296,6 +300,14 @@ def _check_values(c: TrainConfig) -> None:
         raise ValueError(
             f"reward_timing {c.reward_timing!r} is not one of {', '.join(REWARD_TIMINGS)}"
         )
+    from train.selfplay import ENGINES, vector_refusal
+
+    if c.engine not in ENGINES:
+        raise ValueError(f"engine {c.engine!r} is not one of {', '.join(ENGINES)}")
+    if c.engine == "vector":
+        why = vector_refusal(c.env_kwargs(), c.pressure_shaping, c.privileged_critic)
+        if why:
+            raise ValueError(f"engine 'vector' cannot train this run: {why}")
     if c.pressure_shaping:
         from train.shaping import check_shapeable
 

@@ -135,7 +135,7 @@ def collect(
         reward_transform=reward_transform,
         shaping=shaping,
     )
-    vec = SelfPlayVecEnv(num_envs, env_kwargs, pool, None, 0, seed, privileged)
+    vec = SelfPlayVecEnv(num_envs, env_kwargs, pool, None, 0, seed, privileged, engine="reference")
     table = Table.from_env(raw_env(**env_kwargs))
     public = table.obs_size
     teachers = [make_teacher(teacher, table, seed + i, **(search or {})) for i in range(num_envs)]

@@ -87,6 +87,7 @@ def make_vec_env(config: TrainConfig, shaping: PressureShaping | None = None) ->
         workers=config.workers,
         seed=config.seed,
         privileged=config.privileged_critic,
+        engine=config.engine,
     )
 
 

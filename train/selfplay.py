@@ -30,6 +30,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from agents import Table, make_agent
 from crates_env.actions import NUM_ACTIONS
 from crates_env.env import legal_mask, raw_env
+from crates_env.rules import make_ruleset
 from train.shaping import PressureShaping
 from train.workers import serve_parent
 
@@ -82,8 +83,25 @@ class OpponentPool:
         return [int(a.act(o, m)) for a, o, m in zip(agents, obs, masks, strict=True)]
 
 
+def learner_seats(rules, seed: int) -> set[int]:
+    """The seats the learner plays in the game of ``seed``: one, and its partner's."""
+    seat = seed % rules.num_players
+    return {seat, (seat + 2) % rules.num_players} if rules.partnerships else {seat}
+
+
+def learner_reward(reward: float, spec: PoolSpec) -> float:
+    """The reward the learner trains on (``reward_transform``)."""
+    if spec.reward_transform == "symlog":
+        return float(np.sign(reward) * np.log1p(abs(reward)))
+    return reward
+
+
+def new_game_seed(seed_seq: np.random.SeedSequence) -> int:
+    return int(seed_seq.spawn(1)[0].generate_state(1)[0])
+
+
 class GameBatch:
-    """A batch of games seen from the learner's seats (worker side)."""
+    """A batch of games seen from the learner's seats (worker side), on the reference engine."""
 
     def __init__(
         self,
@@ -112,11 +130,10 @@ class GameBatch:
     # -------------------------------------------------------------- episodes
     def _new_game(self, i: int) -> None:
         env = self.envs[i]
-        seed = int(self.seed_seq.spawn(1)[0].generate_state(1)[0])
+        seed = new_game_seed(self.seed_seq)
         env.reset(seed=seed)
         n = self.rules.num_players
-        seat = seed % n
-        self.learner[i] = {seat, (seat + 2) % n} if self.rules.partnerships else {seat}
+        self.learner[i] = learner_seats(self.rules, seed)
         self.opponent[i] = self.pool.draw()
         self.scripted[i] = (
             []
@@ -155,7 +172,6 @@ class GameBatch:
         self._advance()
         dones = np.zeros(len(self.envs), dtype=bool)
         infos: list[dict] = [{} for _ in self.envs]
-        symlog = self.pool.spec.reward_transform == "symlog"
         shaping = self.pool.spec.shaping
         for i, env in enumerate(self.envs):
             reward = self.pending_reward[i]
@@ -163,7 +179,7 @@ class GameBatch:
                 now = self._potential(i)
                 reward += now - self.potential[i]
                 self.potential[i] = now
-            rewards[i] = np.sign(reward) * np.log1p(abs(reward)) if symlog else reward
+            rewards[i] = learner_reward(reward, self.pool.spec)
             self.pending_reward[i] = 0.0
             self.returns[i] += float(rewards[i])
             self.lengths[i] += 1
@@ -179,21 +195,17 @@ class GameBatch:
         g = env.game
         seat = min(self.learner[i])
         side = self.rules.team_of(seat)
-        winners = g.winners()  # the preset's own rule: lowest, highest or last left
-        others = [s for t, s in enumerate(g.scores) if t != side]
-        return {
-            "terminal_observation": self._learner_view(env, seat),
-            "TimeLimit.truncated": g.truncated,
-            "episode": {"r": self.returns[i] + 0.0, "l": self.lengths[i]},
-            "game": {
-                "opponent": self.opponent[i].split(":")[0],
-                "points": g.scores[side],
-                "opponent_points": float(np.mean(others)),
-                "hands": len(g.results),
-                "win": 1 / len(winners) if side in winners else 0.0,
-                "pressures": sum(r.pressures[side] for r in g.results),
-            },
-        }
+        return final_info(
+            self._learner_view(env, seat),
+            g.truncated,
+            (self.returns[i], self.lengths[i]),
+            self.opponent[i],
+            side,
+            g.scores,
+            g.winners(),  # the preset's own rule: lowest, highest or last left
+            len(g.results),
+            sum(r.pressures[side] for r in g.results),
+        )
 
     def _potential(self, i: int) -> float:
         """The pressure-shaping potential of game ``i`` for the learner's side (0 unshaped)."""
@@ -266,13 +278,220 @@ class GameBatch:
         return np.concatenate([public, env.observer.encode_hidden(env.game, seat)])
 
 
+def final_info(
+    terminal: np.ndarray,
+    truncated: bool,
+    episode: tuple[float, int],
+    opponent: str,
+    side: int,
+    scores: Sequence[int],
+    winners: Sequence[int],
+    hands: int,
+    pressures: int,
+) -> dict:
+    """The info SB3 and the training callbacks read when a game ends."""
+    others = [s for t, s in enumerate(scores) if t != side]
+    return {
+        "terminal_observation": terminal,
+        "TimeLimit.truncated": bool(truncated),
+        "episode": {"r": episode[0] + 0.0, "l": episode[1]},
+        "game": {
+            "opponent": opponent.split(":")[0],
+            "points": int(scores[side]),
+            "opponent_points": float(np.mean(others)),
+            "hands": int(hands),
+            "win": 1 / len(winners) if side in winners else 0.0,
+            "pressures": int(pressures),
+        },
+    }
+
+
+class VectorBatch:
+    """A batch of games seen from the learner's seats, on the compiled engine
+    (``crates_env.vector.VectorGame``): the opponents' moves of all games are made a few batched
+    calls at a time (random players in one compiled call, each snapshot in one forward pass,
+    scripted agents from the same observation vectors).
+
+    The same games, seeds, learner seats and rewards as :class:`GameBatch` (the engines are
+    proven equal), without pressure shaping or the privileged critic, which read the reference
+    engine's state."""
+
+    def __init__(self, count: int, env_kwargs: dict, pool_spec: PoolSpec, policy_factory, seed):
+        from crates_env.vector import VectorGame
+
+        self.vg = VectorGame(count, autoreset=False, **env_kwargs)
+        self.rules = self.vg.rules
+        self.table = Table.from_rules(self.rules)
+        self.pool = OpponentPool(pool_spec, self.table, policy_factory, seed)
+        self.seed_seq = np.random.SeedSequence(seed)
+        self.rng = np.random.default_rng(self.seed_seq.spawn(1)[0])
+        n = self.rules.num_players
+        self.opponent = [""] * count
+        self.scripted: list[list[Any]] = [[] for _ in range(count)]
+        self.learner = np.zeros((count, n), dtype=bool)  # [game, seat]: the learner plays it
+        self.seat = np.zeros(count, dtype=np.int64)  # the learner's first seat (its side's)
+        self.returns = np.zeros(count)
+        self.lengths = np.zeros(count, dtype=np.int64)
+        self.pending_reward = np.zeros(count)
+
+    def _new_games(self, games: np.ndarray) -> None:
+        seeds = [new_game_seed(self.seed_seq) for _ in games]
+        self.vg.start(games, seeds)
+        for i, seed in zip(games, seeds, strict=True):
+            seats = learner_seats(self.rules, seed)
+            self.learner[i] = False
+            self.learner[i, list(seats)] = True
+            self.seat[i] = min(seats)
+            self.opponent[i] = self.pool.draw()
+            name = self.opponent[i]
+            scripted = name != "random" and not name.startswith("snapshot:")
+            n = self.rules.num_players
+            self.scripted[i] = (
+                [make_agent(name, self.table, seed=seed + s) for s in range(n)] if scripted else []
+            )
+        self.returns[games] = 0.0
+        self.lengths[games] = 0
+        self.pending_reward[games] = 0.0
+
+    def reset(self) -> tuple[np.ndarray, np.ndarray]:
+        self._start_live(np.arange(self.vg.num_games))
+        return self._observe_all()
+
+    def _start_live(self, games: np.ndarray) -> None:
+        """New games in ``games``, played until the learner decides; a game that ends before
+        that (tiny schedules) holds nothing to learn and is dealt again."""
+        for _ in range(1000):
+            if not games.size:
+                return
+            self._new_games(games)
+            self._advance()
+            games = games[self.vg.game_over[games]]
+        raise RuntimeError("1,000 games in a row ended before the learner's first decision")
+
+    def step(self, actions: Sequence[int]):
+        vg = self.vg
+        rewards, _ = vg.step(np.asarray(actions, dtype=np.int64))
+        self._collect(rewards)
+        self._advance()
+        out = np.array([learner_reward(r, self.pool.spec) for r in self.pending_reward])
+        out = out.astype(np.float32)
+        self.pending_reward[:] = 0.0
+        self.returns += out
+        self.lengths += 1
+        dones = vg.game_over.copy()
+        infos: list[dict] = [{} for _ in range(vg.num_games)]
+        ended = np.flatnonzero(dones)
+        if ended.size:
+            terminal = vg.observe(self.seat)
+            for i in ended:
+                infos[i] = self._final_info(i, terminal[i])
+            self._start_live(ended)
+        obs, masks = self._observe_all()
+        return obs, out, dones, infos, masks
+
+    def _collect(self, rewards: np.ndarray) -> None:
+        """Add the learner's side's share of a step's rewards (its first seat's reward)."""
+        self.pending_reward += rewards[np.arange(len(self.seat)), self.seat]
+
+    def _final_info(self, i: int, terminal: np.ndarray) -> dict:
+        vg = self.vg
+        side = self.rules.team_of(int(self.seat[i]))
+        return final_info(
+            terminal,
+            vg.truncated[i],
+            (float(self.returns[i]), int(self.lengths[i])),
+            self.opponent[i],
+            side,
+            vg.scores[i].tolist(),
+            vg.winners(int(i)),
+            int(vg.hands_played[i]),
+            int(vg.pressures_taken[i, side]),
+        )
+
+    # -------------------------------------------------------------- opponents
+    def _advance(self) -> None:
+        """Play the opponents' moves until every game waits for the learner or is over."""
+        vg = self.vg
+        while True:
+            to_play = vg.to_play
+            waiting = ~vg.game_over & ~self.learner[np.arange(vg.num_games), to_play]
+            if not waiting.any():
+                return
+            masks = vg.legal_mask()
+            actions = vg.random_actions(self.rng, masks)  # kept for "random" opponents
+            observations = None
+            groups: dict[str, list[int]] = defaultdict(list)
+            for i in np.flatnonzero(waiting):
+                groups[self.opponent[i]].append(int(i))
+            for who, members in groups.items():
+                if who == "random":
+                    continue
+                if observations is None:
+                    observations = vg.observe()
+                agents = [
+                    self.scripted[i][to_play[i]] if self.scripted[i] else None for i in members
+                ]
+                chosen = self.pool.act_batch(
+                    who, agents, observations[members], masks[members].astype(bool)
+                )
+                actions[members] = chosen
+            rewards, _ = vg.step(actions, active=waiting)
+            self._collect(rewards)
+
+    def _observe_all(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.vg.observe(), self.vg.legal_mask().astype(bool)
+
+
+def make_batch(
+    count: int,
+    env_kwargs: dict,
+    pool_spec: PoolSpec,
+    policy_factory,
+    seed,
+    privileged: bool = False,
+    engine: str = "auto",
+) -> GameBatch | VectorBatch:
+    """The games of one worker, on the compiled engine where it plays the table (``engine``:
+    "auto", "vector" to insist, "reference" for the Python engine)."""
+    shaped = pool_spec.shaping is not None
+    why = vector_refusal(env_kwargs, shaped, privileged) if engine != "reference" else ""
+    if engine == "vector" and why:
+        raise ValueError(f"engine='vector' cannot train this run: {why}")
+    if engine == "reference" or why:
+        return GameBatch(count, env_kwargs, pool_spec, policy_factory, seed, privileged)
+    return VectorBatch(count, env_kwargs, pool_spec, policy_factory, seed)
+
+
+def vector_refusal(env_kwargs: dict, shaped: bool, privileged: bool) -> str:
+    """Why the compiled engine cannot play this run ("" when it can)."""
+    if privileged:
+        return "the privileged critic reads the reference engine's hidden state"
+    if shaped:
+        return "pressure shaping reads the reference engine's view"
+    from crates_env.vector.games import check_supported
+
+    try:
+        check_supported(make_ruleset(**_rule_kwargs(env_kwargs)))
+    except ValueError as exc:
+        return str(exc)
+    return ""
+
+
+def _rule_kwargs(env_kwargs: dict) -> dict:
+    env_only = {"reward_mode", "reward_scale", "reward_timing", "one_card", "render_mode"}
+    return {k: v for k, v in env_kwargs.items() if k not in env_only}
+
+
+ENGINES = ("auto", "vector", "reference")
+
+
 # ---------------------------------------------------------------------- the VecEnv
-def _worker(remote, count, env_kwargs, pool_spec, policy_factory, seed, privileged) -> None:
+def _worker(remote, count, env_kwargs, pool_spec, policy_factory, seed, privileged, engine):
     import torch
 
     serve_parent()
     torch.set_num_threads(1)
-    batch = GameBatch(count, env_kwargs, pool_spec, policy_factory, seed, privileged)
+    batch = make_batch(count, env_kwargs, pool_spec, policy_factory, seed, privileged, engine)
     while True:
         command, data = remote.recv()
         if command == "step":
@@ -304,6 +523,7 @@ class SelfPlayVecEnv(VecEnv):
         workers: int = 2,
         seed: int = 0,
         privileged: bool = False,
+        engine: str = "auto",
     ) -> None:
         obs_space = observation_space_of(env_kwargs, privileged)
         super().__init__(num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
@@ -315,8 +535,8 @@ class SelfPlayVecEnv(VecEnv):
         self._sizes = [s for s in sizes if s]
         self._masks = np.ones((num_envs, self.action_space.n), dtype=bool)
         if workers == 0:
-            self._local = GameBatch(
-                num_envs, env_kwargs, pool_spec, policy_factory, seeds[0], privileged
+            self._local = make_batch(
+                num_envs, env_kwargs, pool_spec, policy_factory, seeds[0], privileged, engine
             )
             self._remotes = []
             return
@@ -325,7 +545,7 @@ class SelfPlayVecEnv(VecEnv):
         self._remotes, self._processes = [], []
         for size, ss in zip(self._sizes, seeds, strict=False):
             parent, child = ctx.Pipe()
-            args = (child, size, env_kwargs, pool_spec, policy_factory, ss, privileged)
+            args = (child, size, env_kwargs, pool_spec, policy_factory, ss, privileged, engine)
             proc = ctx.Process(target=_worker, args=args, daemon=True)
             proc.start()
             child.close()
@@ -367,8 +587,11 @@ class SelfPlayVecEnv(VecEnv):
 
     def envs_in_process(self) -> list:
         """The games' AEC environments, in order (only when they run in this process)."""
-        if self._local is None:
-            raise ValueError("the games run in worker processes: use workers=0 to reach them")
+        if not isinstance(self._local, GameBatch):
+            raise ValueError(
+                "the games' environments exist on the reference engine in this process only: "
+                "use workers=0 and engine='reference' to reach them"
+            )
         return self._local.envs
 
     def add_snapshot(self, state_dict: dict) -> None:

@@ -53,6 +53,13 @@ def prev_seat(G, R, seat):
     return (seat - G.direction) % R.n
 
 
+@njit(cache=True)
+def to_play(G, R):
+    """The seat that decides: the player on turn, except that Figgy's decisions are made by
+    prev(Figgy) [000:161]."""
+    return prev_seat(G, R, G.seat) if G.seat == R.dummy_seat else G.seat
+
+
 @njit(cache=True, inline="always")
 def team_of(R, seat):
     return seat % 2 if R.partnerships else seat
@@ -118,6 +125,10 @@ def refill(G, R, seat):
 
 @njit(cache=True)
 def charge_pressure(G, R, seat):
+    if seat == R.dummy_seat:  # Figgy "never receives a pressure" [000:162]: "the next player
+        seat = next_seat(G, R, G.seat, 1)  # to play" after the turn's seat (C-19, DV-31)
+        if seat == R.dummy_seat:
+            seat = next_seat(G, R, seat, 1)
     team = team_of(R, seat)
     G.pressure_count[team] += 1
     value = pressure_value(G.pressure_count[team], R.pressure)

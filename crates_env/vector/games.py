@@ -17,7 +17,7 @@ from ..actions import NUM_ACTIONS, action_name
 from ..cards import JOKER, NUM_KINDS, SIX, rank_of, suit_of
 from ..crates import CratesGame
 from ..env import ONE_CARD_MODES, REWARD_MODES, REWARD_TIMINGS, finite_number, one_of
-from ..game import _streams, first_dealer
+from ..game import _streams, best_scores, first_dealer
 from ..observation import Observer
 from ..rules import Ruleset, make_ruleset
 from . import kernels
@@ -127,9 +127,12 @@ class VectorGame:
             raise ValueError(f"reset needs {b} seeds (one per game), not {len(seeds)}")
         seeds = [_seed(s) for s in seeds]
         self._seed_streams = [np.random.default_rng([s, 1]) for s in seeds]
-        self._start(np.arange(b), seeds)
+        self.start(np.arange(b), seeds)
 
-    def _start(self, slots: np.ndarray, seeds: Sequence[int]) -> None:
+    def start(self, slots: np.ndarray | Sequence[int], seeds: Sequence[int]) -> None:
+        """New games in ``slots``: slot ``slots[i]`` gets ``Game(..., seed=seeds[i])``."""
+        slots = np.asarray(slots, dtype=np.int64)
+        seeds = [_seed(s) for s in seeds]
         for slot, seed in zip(slots, seeds, strict=True):
             self._new_game_record(int(slot), seed)
         kernels.start_games(self.states, self.R, slots.astype(np.int64), self.rewards)
@@ -226,7 +229,7 @@ class VectorGame:
     @property
     def to_play(self) -> np.ndarray:
         """The seat that decides in each game (meaningless in a finished game)."""
-        kernels.seats_to_play(self.states, self._to_play)
+        kernels.seats_to_play(self.states, self.R, self._to_play)
         return self._to_play
 
     def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
@@ -284,7 +287,7 @@ class VectorGame:
         """New games in ``slots``, their seeds drawn from each slot's seed stream (``seeds``
         then holds them)."""
         slots = np.asarray(slots, dtype=np.int64)
-        self._start(slots, [int(self._seed_streams[s].integers(2**63)) for s in slots])
+        self.start(slots, [int(self._seed_streams[s].integers(2**63)) for s in slots])
 
     def random_actions(
         self, rng: np.random.Generator, mask: np.ndarray | None = None
@@ -311,6 +314,13 @@ class VectorGame:
     def hands_played(self) -> np.ndarray:
         """int ``[B]``: the hands each game has finished."""
         return self.states["hand_index"].copy()
+
+    def winners(self, slot: int) -> list[int]:
+        """``Game.winners`` of the game in ``slot``: the sides with the best score."""
+        self._check_slot(slot)
+        g = self.states[slot]
+        teams = self.rules.num_teams
+        return best_scores(self.rules, g["scores"][:teams].tolist(), g["stars"][:teams].tolist())
 
     @property
     def truncated(self) -> np.ndarray:
@@ -345,8 +355,6 @@ def check_supported(rules: Ruleset) -> None:
             f"VectorGame plays the Crates family (crates, chicago1970, kreights, craits, "
             f"creights), not {rules.preset!r}; {_REFERENCE}"
         )
-    if rules.dummy_seat is not None:
-        raise ValueError(f"VectorGame does not play skill_hand_world_series; {_REFERENCE}")
     if rules.misplay_mode != "reject":
         raise ValueError(f"VectorGame plays misplay_mode='reject' only; {_REFERENCE}")
     if len(rules.schedule) > MAX_SCHEDULE:
@@ -377,6 +385,7 @@ def rules_record(
     R["max_hands"] = rules.max_hands
     R["max_decisions"] = rules.max_decisions_per_hand
     R["dealer_seats"][0, list(rules.dealer_seats)] = True
+    R["dummy_seat"] = -1 if rules.dummy_seat is None else rules.dummy_seat
     R["initial_scores"][0, : rules.num_teams] = rules.initial_scores
     R["initial_mulligans"][0, list(rules.mulligans)] = True
     wild = {k for k in present if k != JOKER and rank_of(k) in (7, 8)}

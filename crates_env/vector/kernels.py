@@ -21,6 +21,7 @@ from .core import (
     pressure_value,
     score_hand_counts,
     team_of,
+    to_play,
 )
 
 OBS_SLICES = tuple(name for name, *_ in SLICES)
@@ -64,6 +65,10 @@ def observe_into(G, R, seat, at, scale, v):
     v[at[FREE]] = G.free_play or (G.suit < 0 and G.rank < 0)
     if R.partnerships:
         v[at[PARTNER] + 2] = 1  # partners sit opposite
+    dummy = R.dummy_seat
+    if dummy >= 0 and dummy != seat:
+        for k in range(NUM_KINDS):
+            v[at[DUMMY] + k] = G.counts[dummy, k]
     v[at[STOCK]] = G.n_stock / scale[STOCK]
     v[at[DISCARD]] = G.n_discard / scale[DISCARD]
     for k in range(NUM_KINDS):
@@ -91,7 +96,7 @@ def observe_games(states, R, seats, at, scale, out):
     out[:] = 0
     for b in range(states.shape[0]):
         G = states[b]
-        observe_into(G, R, G.seat if seats[b] < 0 else seats[b], at, scale, out[b])
+        observe_into(G, R, to_play(G, R) if seats[b] < 0 else seats[b], at, scale, out[b])
 
 
 @njit(cache=True)
@@ -136,9 +141,9 @@ def start_games(states, R, slots, rewards):
 
 
 @njit(cache=True)
-def seats_to_play(states, out):
+def seats_to_play(states, R, out):
     for b in range(states.shape[0]):
-        out[b] = states[b].seat
+        out[b] = to_play(states[b], R)
 
 
 @njit(cache=True)

@@ -111,6 +111,7 @@ RULES = np.dtype(
         ("max_hands", np.int32),
         ("max_decisions", np.int32),
         ("dealer_seats", np.uint8, _SEATS),
+        ("dummy_seat", np.int32),  # Figgy's seat (skill_hand_world_series), -1: none
         ("initial_scores", np.int64, _SEATS),
         ("initial_mulligans", np.uint8, _SEATS),
         # cards: what may be played (kind masks) and what each kind does
