@@ -54,6 +54,12 @@ def env(**kwargs) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(e)
 
 
+def next_game_rng(stream: np.random.Generator) -> np.random.Generator:
+    """The generator of the next game a reset stream deals: ``reset(seed=s)`` deals the game of
+    ``next_game_rng(default_rng(s))``, and plain resets the following ones."""
+    return np.random.default_rng(stream.integers(2**63))
+
+
 def one_of(name: str, value: object, choices: Sequence[str | None]) -> str | None:
     """``value`` if it is one of ``choices``; a ValueError naming them otherwise."""
     if value is None and None in choices:
@@ -169,7 +175,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         before = stream.bit_generator.state
         # Each game draws its own generator from the env's stream: reset(seed=s) then plain
         # resets replay the same games, and no two games of one stream repeat.
-        game_rng = np.random.default_rng(stream.integers(2**63))
+        game_rng = next_game_rng(stream)
         try:
             game = new_game(
                 self.rules, seed=game_rng, dealer=options.get("dealer"), deck=options.get("deck")

@@ -11,7 +11,7 @@ import torch
 from agents import make_agent
 from train.config import load_config
 from train.ppo import LATEST, STATE, make_vec_env, train
-from train.selfplay import GameBatch, OpponentPool, PoolSpec
+from train.selfplay import GameBatch, OpponentPool, PoolSpec, VectorBatch, make_batch
 
 torch.set_num_threads(1)
 
@@ -88,9 +88,10 @@ def test_opponents_get_one_observation_each_and_random_gets_none():
     assert seen == {"random", "greedy"}
 
 
-def test_learner_rewards_add_up_to_its_sides_game_points():
+@pytest.mark.parametrize("engine", ["reference", "vector"])
+def test_learner_rewards_add_up_to_its_sides_game_points(engine):
     spec = PoolSpec(scripted={"random": 1.0})
-    batch = GameBatch(3, {"deal_schedule": [3, 2]}, spec, None, seed=5)
+    batch = make_batch(3, {"deal_schedule": [3, 2]}, spec, None, seed=5, engine=engine)
     batch.reset()
     rng = np.random.default_rng(0)
     totals, finished = [0.0] * 3, []
@@ -105,6 +106,61 @@ def test_learner_rewards_add_up_to_its_sides_game_points():
                 totals[i] = 0.0
     for total, points in finished:
         assert total == pytest.approx(-points)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "scripted"),
+    [
+        (
+            {"preset": "crates", "num_players": 4, "one_card": "auto", "deal_schedule": [5, 2]},
+            {"heuristic": 1.0},
+        ),
+        (
+            {
+                "preset": "kreights",
+                "num_players": 3,
+                "reward_mode": "relative",
+                "deal_schedule": [4, 1, 3],
+            },
+            {"greedy": 1.0, "heuristic": 1.0},
+        ),
+        (
+            {
+                "preset": "creights",
+                "num_players": 2,
+                "reward_timing": "event",
+                "deal_schedule": [6],
+            },
+            {"greedy": 1.0},
+        ),
+    ],
+)
+def test_compiled_self_play_plays_the_reference_batchs_games(kwargs, scripted):
+    """The same seeds give the same games, learner seats, opponents, observations, masks,
+    rewards and end-of-game infos on both engines."""
+    spec = PoolSpec(scripted=scripted, reward_transform="symlog")
+    reference = make_batch(4, kwargs, spec, None, seed=9, engine="reference")
+    compiled = make_batch(4, kwargs, spec, None, seed=9, engine="vector")
+    assert isinstance(reference, GameBatch) and isinstance(compiled, VectorBatch)
+    obs, masks = reference.reset()
+    vobs, vmasks = compiled.reset()
+    rng = np.random.default_rng(2)
+    games = 0
+    for _ in range(400):
+        assert np.array_equal(obs, vobs) and np.array_equal(masks, vmasks)
+        actions = [int(rng.choice(np.flatnonzero(m))) for m in masks]
+        obs, rewards, dones, infos, masks = reference.step(actions)
+        vobs, vrewards, vdones, vinfos, vmasks = compiled.step(actions)
+        assert np.array_equal(rewards, vrewards) and np.array_equal(dones, vdones)
+        for info, vinfo in zip(infos, vinfos, strict=True):
+            assert info.keys() == vinfo.keys()
+            if info:
+                assert np.array_equal(
+                    info.pop("terminal_observation"), vinfo.pop("terminal_observation")
+                )
+                assert info == vinfo
+                games += 1
+    assert games >= 2
 
 
 def test_snapshot_opponents_decide_in_batches(monkeypatch):

@@ -324,7 +324,7 @@ class VectorBatch:
         self.table = Table.from_rules(self.rules)
         self.pool = OpponentPool(pool_spec, self.table, policy_factory, seed)
         self.seed_seq = np.random.SeedSequence(seed)
-        self.rng = np.random.default_rng(self.seed_seq.spawn(1)[0])
+        self.rng = np.random.default_rng([seed, 1])  # random opponents' moves
         n = self.rules.num_players
         self.opponent = [""] * count
         self.scripted: list[list[Any]] = [[] for _ in range(count)]
@@ -336,7 +336,7 @@ class VectorBatch:
 
     def _new_games(self, games: np.ndarray) -> None:
         seeds = [new_game_seed(self.seed_seq) for _ in games]
-        self.vg.start(games, seeds)
+        self.vg.start_as_env(games, seeds)  # the games GameBatch deals for these seeds
         for i, seed in zip(games, seeds, strict=True):
             seats = learner_seats(self.rules, seed)
             self.learner[i] = False

@@ -16,7 +16,14 @@ import numpy as np
 from ..actions import NUM_ACTIONS, action_name
 from ..cards import JOKER, NUM_KINDS, SIX, rank_of, suit_of
 from ..crates import CratesGame
-from ..env import ONE_CARD_MODES, REWARD_MODES, REWARD_TIMINGS, finite_number, one_of
+from ..env import (
+    ONE_CARD_MODES,
+    REWARD_MODES,
+    REWARD_TIMINGS,
+    finite_number,
+    next_game_rng,
+    one_of,
+)
 from ..game import _streams, best_scores, first_dealer
 from ..observation import Observer
 from ..rules import Ruleset, make_ruleset
@@ -131,18 +138,26 @@ class VectorGame:
 
     def start(self, slots: np.ndarray | Sequence[int], seeds: Sequence[int]) -> None:
         """New games in ``slots``: slot ``slots[i]`` gets ``Game(..., seed=seeds[i])``."""
-        slots = np.asarray(slots, dtype=np.int64)
         seeds = [_seed(s) for s in seeds]
-        for slot, seed in zip(slots, seeds, strict=True):
-            self._new_game_record(int(slot), seed)
+        self._deal(slots, seeds, [_streams(s) for s in seeds])
+
+    def start_as_env(self, slots: np.ndarray | Sequence[int], env_seeds: Sequence[int]) -> None:
+        """New games in ``slots``: the games ``raw_env.reset(seed=env_seeds[i])`` deals."""
+        seeds = [_seed(s) for s in env_seeds]
+        streams = [_streams(next_game_rng(np.random.default_rng(s))) for s in seeds]
+        self._deal(slots, seeds, streams)
+
+    def _deal(self, slots, seeds: list[int], streams: list[tuple]) -> None:
+        slots = np.asarray(slots, dtype=np.int64)
+        for slot, seed, (deal_rng, rng) in zip(slots, seeds, streams, strict=True):
+            self._new_game_record(int(slot), seed, deal_rng, rng)
         kernels.start_games(self.states, self.R, slots.astype(np.int64), self.rewards)
         self.game_over[slots] = self.states["game_over"][slots]
         self._check_overflow()
 
-    def _new_game_record(self, slot: int, seed: int) -> None:
+    def _new_game_record(self, slot: int, seed: int, deal_rng, rng) -> None:
         """A game before its first deal: ``Game.__init__`` up to ``_start_hand``."""
         r = self.rules
-        deal_rng, rng = _streams(seed)
         dealer = first_dealer(r, deal_rng, None, [])
         g = self.states[slot : slot + 1]
         g[0] = np.zeros((), dtype=STATE)
