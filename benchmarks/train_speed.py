@@ -1,12 +1,16 @@
 """Training speed of the default config against its ceiling, side by side in one run.
 
-    python benchmarks/train_speed.py --steps 20000
+    python benchmarks/train_speed.py --steps 200000 --ceiling-games 256 1024
 
 Both runs use the default config's MaskablePPO settings (network, games, rollout length, batch,
-epochs). The first trains on the real self-play environment (worker processes, opponents drawn
-from the pool, snapshots included when ``--snapshots``); the second on an environment that does
-nothing (same observation and action sizes, every action legal, fixed-length episodes), which is
-the most the learner's own updates allow. The ratio is real / ceiling.
+epochs). The first trains on the real self-play environment (on the engine the config picks:
+the compiled one where it plays the table; opponents drawn from the pool, snapshots included
+when ``--snapshots``); the second on a batch of games that does nothing (same observation and
+action sizes, every action legal, 60-step episodes, all games answered at once as arrays), which
+is the most the learner's own rollouts and updates allow. The ratio is real / ceiling.
+
+``--ceiling-games N ...`` measures the do-nothing ceiling again with N games per rollout step
+(same rollout length, batch and epochs): where SB3 itself stops as the batch grows.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import torch
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -28,29 +33,53 @@ from train.config import load_config
 from train.ppo import make_policy, make_vec_env, usable_cores
 
 
-class NullEnv(gym.Env):
-    """Same spaces as the game; does nothing, every action legal, 60-step episodes."""
+class NullVecEnv(VecEnv):
+    """``num_envs`` games with the game's spaces that do nothing: every action legal, 60-step
+    episodes, every step answered with arrays at once (no per-game Python)."""
 
-    def __init__(self, obs_space: gym.spaces.Box) -> None:
-        self.observation_space = obs_space
-        self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
-        self._obs = np.zeros(obs_space.shape, dtype=np.float32)
-        self._t = 0
+    EPISODE = 60
 
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        self._t = 0
-        return self._obs, {}
+    def __init__(self, num_envs: int, obs_space: gym.spaces.Box) -> None:
+        super().__init__(num_envs, obs_space, gym.spaces.Discrete(NUM_ACTIONS))
+        self._obs = np.zeros((num_envs, *obs_space.shape), dtype=np.float32)
+        self._masks = np.ones((num_envs, NUM_ACTIONS), dtype=bool)
+        self._t = np.zeros(num_envs, dtype=np.int64)
 
-    def step(self, action):
+    def reset(self) -> np.ndarray:
+        self._t[:] = 0
+        return self._obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        pass
+
+    def step_wait(self):
         self._t += 1
-        return self._obs, 0.0, self._t >= 60, False, {}
+        dones = self._t >= self.EPISODE
+        infos = [{"terminal_observation": self._obs[i]} if d else {} for i, d in enumerate(dones)]
+        self._t[dones] = 0
+        return self._obs, np.zeros(self.num_envs, dtype=np.float32), dones, infos
 
     def action_masks(self) -> np.ndarray:
-        return np.ones(NUM_ACTIONS, dtype=bool)
+        return self._masks
+
+    def env_method(self, method_name, *args, indices=None, **kwargs):
+        return [self._masks[i] for i in (range(self.num_envs) if indices is None else indices)]
+
+    def get_attr(self, attr_name, indices=None):
+        rows = range(self.num_envs) if indices is None else indices
+        return [self.action_masks if attr_name == "action_masks" else None for _ in rows]
+
+    def set_attr(self, attr_name, value, indices=None) -> None:
+        pass
+
+    def env_is_wrapped(self, wrapper_class, indices=None):
+        return [False] * (self.num_envs if indices is None else len(indices))
+
+    def close(self) -> None:
+        pass
 
 
-def timed_learn(env, config, steps: int) -> float:
+def timed_learn(env, config, steps: int, num_envs: int | None = None) -> float:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import Logger
 
@@ -63,7 +92,7 @@ def timed_learn(env, config, steps: int) -> float:
         **vars(config.ppo),
     )
     model.set_logger(Logger(folder=None, output_formats=[]))  # no empty SB3-* folder in /tmp
-    model.learn(config.ppo.n_steps * config.num_envs)  # warm up (worker start, first rollout)
+    model.learn(config.ppo.n_steps * (num_envs or config.num_envs))  # warm up: the first rollout
     start = time.perf_counter()
     model.learn(steps, reset_num_timesteps=False)
     return steps / (time.perf_counter() - start)
@@ -78,6 +107,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--threads", type=int, default=None, help="torch threads (default: as training sets them)"
     )
+    parser.add_argument(
+        "--ceiling-games", type=int, nargs="*", default=[], help="more games per rollout step"
+    )
     args = parser.parse_args(argv)
     extra = ["opponents.snapshot_weight=1.0"] if args.snapshots else []
     with tempfile.TemporaryDirectory() as runs:
@@ -88,20 +120,21 @@ def main(argv: list[str] | None = None) -> None:
     if args.snapshots:
         policy = make_policy(vec.observation_space, vec.action_space, config)
         vec.add_snapshot(policy.state_dict())
+    engine = type(vec._local).__name__ if vec._local is not None else "worker processes"
     real = timed_learn(vec, config, args.steps)
     vec.close()
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
     space = vec.observation_space
-    null = DummyVecEnv([lambda: NullEnv(space)] * config.num_envs)
-    ceiling = timed_learn(null, config, args.steps)
+    ceiling = timed_learn(NullVecEnv(config.num_envs, space), config, args.steps)
     print(
-        f"training speed, {config.num_envs} games, {config.workers} game workers, "
+        f"training speed, {config.num_envs} games ({engine}), {config.workers} game workers, "
         f"{threads} torch threads, {args.steps} steps"
     )
-    print(f"  self-play environment   {real:>8,.0f} steps/s")
-    print(f"  environment that does nothing {ceiling:>8,.0f} steps/s")
-    print(f"  ratio                   {real / ceiling:>8.0%}")
+    print(f"  self-play environment          {real:>8,.0f} steps/s")
+    print(f"  environment that does nothing  {ceiling:>8,.0f} steps/s")
+    print(f"  ratio                          {real / ceiling:>8.0%}")
+    for games in args.ceiling_games:
+        rate = timed_learn(NullVecEnv(games, space), config, args.steps, games)
+        print(f"  doing nothing, {games:>5} games    {rate:>8,.0f} steps/s")
 
 
 if __name__ == "__main__":

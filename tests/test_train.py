@@ -29,6 +29,7 @@ TINY = [
     "opponents.snapshot_weight=1.0",
     "progress_bar=false",
     "rules={deal_schedule: [2, 1]}",
+    'warm_start.teacher=""',
 ]
 
 
@@ -40,7 +41,8 @@ def test_default_config_loads_and_overrides_apply():
     c = load_config("configs/default.yaml", ["ppo.n_epochs=8", "opponents.scripted={greedy: 2}"])
     assert c.ppo.n_epochs == 8
     assert c.opponents.scripted == {"greedy": 2}
-    assert c.ppo.learning_rate == pytest.approx(3e-4)
+    assert c.ppo.learning_rate == pytest.approx(1e-4)
+    assert c.warm_start.teacher == "heuristic"
     assert c.env_kwargs()["preset"] == "crates"
 
 

@@ -135,11 +135,15 @@ def collect(
         reward_transform=reward_transform,
         shaping=shaping,
     )
-    vec = SelfPlayVecEnv(num_envs, env_kwargs, pool, None, 0, seed, privileged, engine="reference")
+    # The search teacher looks ahead in the reference engine's games; a scripted teacher reads
+    # only the observation, so its games run on whichever engine training would use.
+    searching = teacher == "search"
+    engine = "reference" if searching else "auto"
+    vec = SelfPlayVecEnv(num_envs, env_kwargs, pool, None, 0, seed, privileged, engine=engine)
     table = Table.from_env(raw_env(**env_kwargs))
     public = table.obs_size
     teachers = [make_teacher(teacher, table, seed + i, **(search or {})) for i in range(num_envs)]
-    envs = vec.envs_in_process()
+    envs = vec.envs_in_process() if searching else [None] * num_envs
     running: list[list[tuple]] = [[] for _ in range(num_envs)]
     finished: list[tuple] = []
     points: list[float] = []
