@@ -250,3 +250,38 @@ def test_an_illegal_action_moves_no_game():
     with pytest.raises(ValueError, match="seeds must be ints"):
         vg.reset([1, -2, 3])
     assert vg.states.tobytes() == before
+
+
+def test_random_seats_play_until_another_seat_is_to_play():
+    """One compiled call plays the marked seats; what it pays a seat is its side's points."""
+    vg = VectorGame(16, "crates", 4, deal_schedule=[4, 2, 1], autoreset=False)
+    vg.reset(21)
+    random_seats = np.zeros((16, 4), dtype=bool)
+    random_seats[:, 1:] = True  # seat 0 is somebody else
+    paid_to = np.zeros(16, dtype=np.int64)
+    rng = np.random.default_rng(4)
+    totals = np.zeros(16)
+    for _ in range(5000):
+        before = vg.scores
+        paid = vg.play_random_seats(random_seats, paid_to, rng)
+        assert np.array_equal(paid, -(vg.scores[:, 0] - before[:, 0]))  # team 0: seats 0, 2
+        totals += paid
+        live = ~vg.game_over
+        assert (vg.to_play[live] == 0).all()
+        if not live.any():
+            break
+        before = vg.scores
+        rewards, _ = vg.step(vg.random_actions(rng), active=live)
+        assert np.array_equal(rewards[:, 0], -(vg.scores[:, 0] - before[:, 0]))
+        totals += rewards[:, 0]
+    assert vg.game_over.all()
+    assert np.array_equal(totals, -vg.scores[:, 0])
+    again = VectorGame(16, "crates", 4, deal_schedule=[4, 2, 1], autoreset=False)
+    again.reset(21)
+    first = again.play_random_seats(random_seats, paid_to, np.random.default_rng(4))
+    replay = VectorGame(16, "crates", 4, deal_schedule=[4, 2, 1], autoreset=False)
+    replay.reset(21)
+    assert np.array_equal(
+        first, replay.play_random_seats(random_seats, paid_to, np.random.default_rng(4))
+    )
+    assert again.states.tobytes() == replay.states.tobytes()

@@ -309,8 +309,8 @@ def final_info(
 class VectorBatch:
     """A batch of games seen from the learner's seats, on the compiled engine
     (``crates_env.vector.VectorGame``): the opponents' moves of all games are made a few batched
-    calls at a time (random players in one compiled call, each snapshot in one forward pass,
-    scripted agents from the same observation vectors).
+    calls at a time (random players all in one compiled call, each snapshot in one forward pass
+    a round, scripted agents from the same observation vectors).
 
     The same games, seeds, learner seats and rewards as :class:`GameBatch` (the engines are
     proven equal), without pressure shaping or the privileged critic, which read the reference
@@ -410,24 +410,26 @@ class VectorBatch:
 
     # -------------------------------------------------------------- opponents
     def _advance(self) -> None:
-        """Play the opponents' moves until every game waits for the learner or is over."""
+        """Play the opponents' moves until every game waits for the learner or is over: random
+        opponents in one compiled call, the others a batched round at a time."""
         vg = self.vg
+        rows = np.arange(vg.num_games)
+        randoms = np.array([who == "random" for who in self.opponent])
+        self.pending_reward += vg.play_random_seats(
+            ~self.learner & randoms[:, None], self.seat, self.rng, np.flatnonzero(randoms)
+        )
         while True:
             to_play = vg.to_play
-            waiting = ~vg.game_over & ~self.learner[np.arange(vg.num_games), to_play]
+            waiting = ~vg.game_over & ~self.learner[rows, to_play]
             if not waiting.any():
                 return
             masks = vg.legal_mask()
-            actions = vg.random_actions(self.rng, masks)  # kept for "random" opponents
-            observations = None
+            observations = vg.observe()
+            actions = np.zeros(vg.num_games, dtype=np.int64)
             groups: dict[str, list[int]] = defaultdict(list)
             for i in np.flatnonzero(waiting):
                 groups[self.opponent[i]].append(int(i))
             for who, members in groups.items():
-                if who == "random":
-                    continue
-                if observations is None:
-                    observations = vg.observe()
                 agents = [
                     self.scripted[i][to_play[i]] if self.scripted[i] else None for i in members
                 ]

@@ -42,7 +42,7 @@ from .layout import (
     THREE_SCORINGS,
     TRUNCATED,
 )
-from .rng import export_state
+from .rng import export_state, import_state
 
 _ENDED_BY = {"": 0, "out": OUT, "count": COUNT, "pressure": PRESSURE, "truncated": TRUNCATED}
 _REFERENCE = "play it on the reference engine (crates_env.crates_v0.raw_env or crates_env.Game)"
@@ -313,6 +313,31 @@ class VectorGame:
         out = np.zeros(self.num_games, dtype=np.int64)
         kernels.random_legal(mask, rng.random(self.num_games), out)
         return out
+
+    def play_random_seats(
+        self,
+        random_seats: np.ndarray,
+        paid_to: np.ndarray,
+        rng: np.random.Generator,
+        games: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Let the seats marked in ``random_seats`` (bool ``[B, num_players]``) play uniformly
+        random legal moves, in one compiled call, until an unmarked seat is to play or the game
+        is over (in every game, or in ``games``). Returns float64 ``[B]``: the rewards paid on
+        those moves to seat ``paid_to[i]`` of game ``i``. ``rng`` draws the moves and is advanced.
+        Finished games stay finished (``game_over``), whatever ``autoreset`` says."""
+        games = np.arange(self.num_games) if games is None else np.asarray(games, np.int64)
+        random_seats = np.asarray(random_seats, dtype=np.uint8)
+        paid_to = np.asarray(paid_to, dtype=np.int64)
+        row = export_state(rng)
+        totals = np.zeros(self.num_games)
+        kernels.play_random_seats(
+            self.states, self.R, games, random_seats, row, paid_to, self.rewards, totals
+        )
+        rng.bit_generator.state = import_state(row).bit_generator.state
+        self._check_overflow()
+        self.game_over[games] = self.states["game_over"][games]
+        return totals
 
     # ------------------------------------------------------------------ results
     @property

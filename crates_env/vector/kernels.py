@@ -23,6 +23,7 @@ from .core import (
     team_of,
     to_play,
 )
+from .rng import random_interval
 
 OBS_SLICES = tuple(name for name, *_ in SLICES)
 (HAND, TOP, SUIT, RANK, CLOCKWISE, COUNT, PENDING, DECISION, ACTING, AGAIN, ANNOUNCED, FREE,
@@ -162,3 +163,27 @@ def random_legal(masks, uniforms, out):
                     out[b] = a
                     break
                 pick -= 1
+
+
+@njit(cache=True)
+def play_random_seats(states, R, games, random_seat, row, paid_to, rewards, totals):
+    """In each game of ``games``, every seat with ``random_seat[b, seat]`` set plays uniformly
+    random legal actions until a seat without it is to play or the game is over: a whole batch
+    of random opponents in one call. ``row`` is the random stream (``rng`` row); ``totals[b]``
+    adds up the rewards paid to seat ``paid_to[b]`` on those steps."""
+    mask = np.zeros(63, np.int8)
+    points = np.zeros(states[0].scores.shape[0], np.int64)
+    for b in games:
+        G = states[b]
+        while not G.game_over and random_seat[b, to_play(G, R)]:
+            mask[:] = 0
+            legal_into(G, R, mask)
+            pick = int(random_interval(row, mask.sum() - 1))
+            for a in range(63):
+                if mask[a]:
+                    if pick == 0:
+                        break
+                    pick -= 1
+            rewards[b, :] = 0.0
+            env_step(G, R, a, rewards[b], points)
+            totals[b] += rewards[b, paid_to[b]]
