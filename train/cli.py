@@ -16,8 +16,11 @@ from typing import Any
 from train.config import read_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED_CHECKPOINT = ROOT / "checkpoints" / "crates_4p.zip"
-DEFAULT_CONFIG = ROOT / "configs" / "default.yaml"
+SHIPPED = Path("checkpoints") / "crates_4p.zip"
+DEFAULT_CONFIG = Path("configs") / "default.yaml"
+# Where the shipped network and the configs lie: the source tree (a checkout, an editable
+# install), or the data folder a regular pip install puts them in (pyproject.toml's data-files).
+DATA_PLACES = (ROOT, Path(sys.prefix) / "share" / "crates-rl")
 
 
 def parse_rules(pairs: list[str]) -> dict[str, Any]:
@@ -33,11 +36,28 @@ def parse_rules(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
+def installed_file(relative: Path, what: str, instead: str) -> Path:
+    """A file the project ships (``relative`` to the project), wherever the package was
+    installed from; a ValueError naming the places looked in (and ``instead``) when missing."""
+    for place in DATA_PLACES:
+        if (place / relative).is_file():
+            return place / relative
+    looked = ", ".join(str(place / relative) for place in DATA_PLACES)
+    raise ValueError(
+        f"{what} {relative} is missing (looked in {looked}); reinstall the package, or {instead}"
+    )
+
+
+def shipped_checkpoint() -> Path:
+    """The shipped network, ``checkpoints/crates_4p.zip``."""
+    return installed_file(SHIPPED, "the shipped network", "name the agents with --agents")
+
+
 def default_agents(preset: str, players: int, rules: dict[str, Any]) -> list[str]:
     """The shipped agent against the strongest baseline on the table it was trained for
     (4-player crates, standard rules); the three baselines anywhere else."""
-    if (preset, players, rules) == ("crates", 4, {}) and SHIPPED_CHECKPOINT.exists():
-        return [str(SHIPPED_CHECKPOINT), "heuristic"]
+    if (preset, players, rules) == ("crates", 4, {}):
+        return [str(shipped_checkpoint()), "heuristic"]
     return ["heuristic", "greedy", "random"]
 
 
@@ -75,9 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
 
     tr = sub.add_parser("train", help="train a MaskablePPO agent by self-play")
-    tr.add_argument(
-        "--config", type=Path, default=DEFAULT_CONFIG, help="YAML config (configs/default.yaml)"
-    )
+    tr.add_argument("--config", type=Path, default=None, help="YAML config (configs/default.yaml)")
     tr.add_argument(
         "--set",
         action="append",
@@ -156,7 +174,8 @@ def run_train(args: argparse.Namespace) -> int:
     from train.config import load_config
     from train.ppo import final_table, train
 
-    config = load_config(args.config, args.set)
+    path = args.config or installed_file(DEFAULT_CONFIG, "the default config", "give --config")
+    config = load_config(path, args.set)
     print(f"training run {config.run_dir} ({config.total_steps:,} steps, {config.num_envs} games)")
     checkpoint = train(config, resume=args.resume)
     print(f"checkpoint: {checkpoint}")
