@@ -6,6 +6,7 @@ import json
 from dataclasses import replace
 
 import pytest
+from scipy import stats
 
 from train.cli import main, parse_rules
 from train.evaluate import (
@@ -94,7 +95,15 @@ def test_summary_statistics_and_outputs(tmp_path):
     assert [a["name"] for a in data["agents"]] == ["greedy", "random"]
     assert (tmp_path / "points.png").stat().st_size > 1000
     assert (tmp_path / "agents.csv").read_text().startswith("name,games,mean_points")
-    assert len(paths) == 3
+    assert len(paths) == 4
+    # the sign test and the share of deals with fewer points, from the per-deal points
+    diffs = [a - b for a, b in report.deal_points if a != b]
+    fewer = sum(d < 0 for d in diffs)
+    assert pair.fewer_points_share == pytest.approx(fewer / len(diffs))
+    assert pair.sign_p == pytest.approx(stats.binomtest(fewer, len(diffs)).pvalue)
+    rows = (tmp_path / "deals.csv").read_text().splitlines()
+    assert rows[0] == "deal,points greedy,points random,win share greedy,win share random"
+    assert [int(r.split(",")[0]) for r in rows[1:]] == list(range(6))
 
 
 def test_parse_rules_reads_yaml_values():
@@ -161,10 +170,18 @@ def test_eval_defaults_to_the_shipped_agent_only_on_the_table_it_was_trained_for
     from train import cli
 
     baselines = ["heuristic", "greedy", "random"]
-    monkeypatch.setattr(cli, "SHIPPED_CHECKPOINT", tmp_path / "crates_4p.zip")
-    assert cli.default_agents("crates", 4, {}) == baselines  # nothing shipped yet
-    (tmp_path / "crates_4p.zip").write_bytes(b"")
-    assert cli.default_agents("crates", 4, {}) == [str(tmp_path / "crates_4p.zip"), "heuristic"]
+    source, installed = tmp_path / "source", tmp_path / "share"
+    monkeypatch.setattr(cli, "DATA_PLACES", (source, installed))
+    with pytest.raises(ValueError, match=r"shipped network checkpoints/crates_4p\.zip is missing"):
+        cli.default_agents("crates", 4, {})
+    shipped = installed / "checkpoints" / "crates_4p.zip"  # a regular install's data folder
+    shipped.parent.mkdir(parents=True)
+    shipped.write_bytes(b"")
+    assert cli.default_agents("crates", 4, {}) == [str(shipped), "heuristic"]
+    in_tree = source / "checkpoints" / "crates_4p.zip"  # a checkout comes first
+    in_tree.parent.mkdir(parents=True)
+    in_tree.write_bytes(b"")
+    assert cli.default_agents("crates", 4, {}) == [str(in_tree), "heuristic"]
     assert cli.default_agents("crates", 3, {}) == baselines
     assert cli.default_agents("kreights", 4, {}) == baselines
     assert cli.default_agents("crates", 4, {"standig_jokers": True}) == baselines

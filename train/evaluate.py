@@ -236,6 +236,8 @@ class PairComparison:
     wilcoxon_p: float  # paired signed-rank test: robust to the heavy tail of pressures
     win_rate_difference: float  # first's win rate minus second's, over the same deals
     win_rate_p: float  # paired t-test on the per-deal win-share differences
+    fewer_points_share: float  # of the deals with a difference: first scored fewer points
+    sign_p: float  # sign test on the per-deal points differences (ties dropped)
 
 
 @dataclass
@@ -243,6 +245,11 @@ class Report:
     config: dict[str, Any]
     agents: list[AgentSummary]
     pairs: list[PairComparison]
+    # per deal, in deal order: each agent's mean points and win share (deals.csv; runs of other
+    # deals pool by concatenating them)
+    deals: list[int] = field(default_factory=list)
+    deal_points: list[list[float]] = field(default_factory=list)
+    deal_win_shares: list[list[float]] = field(default_factory=list)
 
 
 def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:
@@ -277,7 +284,15 @@ def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:
         for i in range(len(names))
         for j in range(i + 1, len(names))
     ]
-    return Report(config=asdict(config), agents=summaries, pairs=pairs)
+    deals = sorted(per_deal)
+    return Report(
+        config=asdict(config),
+        agents=summaries,
+        pairs=pairs,
+        deals=deals,
+        deal_points=[list(per_deal[d]) for d in deals],
+        deal_win_shares=[list(wins[d]) for d in deals],
+    )
 
 
 def _per_deal(records: Sequence[GameRecord], k: int, what: str) -> dict[int, list[float]]:
@@ -319,7 +334,18 @@ def _compare(first, second, per_deal, wins, i, j) -> PairComparison:
         wilcoxon_p=float(stats.wilcoxon(nonzero).pvalue) if len(nonzero) > 1 else float("nan"),
         win_rate_difference=float(win_diffs.mean()),
         win_rate_p=_ttest_p(win_diffs),
+        fewer_points_share=float(np.mean(nonzero < 0)) if len(nonzero) else float("nan"),
+        sign_p=_sign_p(nonzero),
     )
+
+
+def _sign_p(nonzero: np.ndarray) -> float:
+    """Two-sided sign test: as many deals better as worse? (Ties are left out.)"""
+    from scipy import stats
+
+    if not len(nonzero):
+        return float("nan")
+    return float(stats.binomtest(int((nonzero < 0).sum()), len(nonzero)).pvalue)
 
 
 def _ttest_p(diffs: np.ndarray) -> float:
@@ -391,14 +417,14 @@ def format_report(report: Report) -> str:
     lines.append("")
     lines.append(
         f"{'pair (first - second)':<34} {'win rate diff':>13} {'p':>8} {'p (rank)':>8} "
-        f"{'points difference':>20} {'relative':>9} {'p (t)':>8}"
+        f"{'fewer pts':>9} {'p (sign)':>8} {'points difference':>20} {'relative':>9} {'p (t)':>8}"
     )
     for p in report.pairs:
         pair = f"{_short(p.first, 16)} - {_short(p.second, 16)}"
         lines.append(
             f"{pair:<34} {p.win_rate_difference:>+13.1%} {p.win_rate_p:>8.2g} "
-            f"{p.wilcoxon_p:>8.2g} {p.mean_difference:>12.1f} ± {p.ci95:>5.1f} "
-            f"{p.relative:>9.1%} {p.p_value:>8.2g}"
+            f"{p.wilcoxon_p:>8.2g} {p.fewer_points_share:>9.1%} {p.sign_p:>8.2g} "
+            f"{p.mean_difference:>12.1f} ± {p.ci95:>5.1f} {p.relative:>9.1%} {p.p_value:>8.2g}"
         )
     return "\n".join(lines)
 
@@ -427,7 +453,12 @@ def prepare_output(out_dir: Path) -> None:
 def write_outputs(report: Report, out_dir: Path, tensorboard: bool = True) -> list[Path]:
     """JSON, CSV, a PNG chart and (optionally) TensorBoard scalars under ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / "report.json", out_dir / "agents.csv", out_dir / "points.png"]
+    paths = [
+        out_dir / "report.json",
+        out_dir / "agents.csv",
+        out_dir / "points.png",
+        out_dir / "deals.csv",
+    ]
     paths[0].write_text(json.dumps(asdict(report), indent=2))
     with paths[1].open("w", newline="") as f:
         writer = csv.writer(f)
@@ -449,6 +480,16 @@ def write_outputs(report: Report, out_dir: Path, tensorboard: bool = True) -> li
         for a in report.agents:
             writer.writerow([getattr(a, c) for c in cols])
     _plot(report, paths[2])
+    names = [a.name for a in report.agents]
+    with paths[3].open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(
+            ["deal"] + [f"points {n}" for n in names] + [f"win share {n}" for n in names]
+        )
+        for deal, points, wins in zip(
+            report.deals, report.deal_points, report.deal_win_shares, strict=True
+        ):
+            writer.writerow([deal, *points, *wins])
     if tensorboard:
         paths.append(_tensorboard(report, out_dir / "tensorboard"))
     return paths
