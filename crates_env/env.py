@@ -144,6 +144,15 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        # The whole state, for centralized critics (PettingZoo's state()): seat 0's observation,
+        # then what seat 0 cannot see; a slot counts copies of a kind, at most the deck's.
+        hidden = self.observer.hidden_size
+        copies = max(self.rules.deck.copies(k) for k in set(self.rules.deck.kinds))
+        self.state_space = spaces.Box(
+            np.concatenate([self.observer.low, np.zeros(hidden, dtype=np.float32)]),
+            np.concatenate([self.observer.high, np.full(hidden, copies, dtype=np.float32)]),
+            dtype=np.float32,
+        )
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._seed_rng = np.random.default_rng()
         self.game: Game | None = None
@@ -291,6 +300,17 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         mine = view.to_play == view.seat  # to_play is None once the game is over
         mask = legal_mask(g) if mine else np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": self.observer.encode(view), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The whole state, for a centralized critic (PettingZoo's convention; TorchRL's
+        ``return_state=True``): seat 0's observation vector, then what seat 0 cannot see
+        (``Observer.encode_hidden``: the other hands, the stock's make-up and its next cards).
+        A policy must never read it."""
+        g = self.game
+        if g is None:
+            raise ValueError("call reset() before state()")
+        public = self.observer.encode(g.view(0))
+        return np.concatenate([public, self.observer.encode_hidden(g, 0)])
 
     def observation_layout(self) -> dict[str, tuple[int, int]]:
         """Name -> (start, stop) of each slice of ``observe(agent)["observation"]``."""

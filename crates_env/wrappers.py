@@ -122,7 +122,7 @@ class CratesGymEnv(gym.Env):
         for _ in range(1000):
             hands = self._start_game()
             if not self.aec.game.game_over:
-                return self._observe(), {"seat": self.seat, "hands": hands}
+                return self._observe(), self._info(hands)
             if options and "deck" in options:
                 raise ValueError(
                     "the stacked deck ends the game before the learner's first decision"
@@ -147,17 +147,23 @@ class CratesGymEnv(gym.Env):
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self.illegal_action == "penalize" and not self.action_masks()[int(action)]:
-            info = {"seat": self.seat, "hands": [], "illegal": True}
+            info = {**self._info([]), "illegal": True}
             return self._observe(), self.illegal_reward, False, False, info
         self.aec.step(int(action))
         reward = self.aec.rewards[self._me] + self._carried
         self._carried = 0.0
         hands = list(self.aec.infos[self._me].get("hands", []))
         more, later = self._play_opponents()
-        info = {"seat": self.seat, "hands": hands + later}
+        info = self._info(hands + later)
         over = self.aec.game.game_over
         truncated = over and self.aec.game.truncated
         return self._observe(), float(reward + more), over and not truncated, truncated, info
+
+    def _info(self, hands: list) -> dict:
+        """The learner's seat, the hands finished since its last decision, and the action mask
+        of its next decision (``info["action_mask"]``, where AgileRL and others read it; the same
+        as ``action_masks()``)."""
+        return {"seat": self.seat, "hands": hands, "action_mask": self.action_masks()}
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner's pending decision (for MaskablePPO)."""

@@ -1199,3 +1199,47 @@ def test_the_readme_observation_table_is_the_layout():
     ]
     names = {name for name, *_ in SLICES}
     assert [(n, s, st.strip(), m) for n, s, st, m in rows if n in names] == expected
+
+
+# --- the whole state, for centralized critics -----------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(
+    ("preset", "n", "options"),
+    [("crates", 4, {}), ("kreights", 5, {}), ("zimbabwe", 6, {"zimbabwe_jokers": 8})],
+)
+def test_state_is_seat_0s_view_and_the_hidden_cards_within_state_space(preset, n, options):
+    from pettingzoo.test.state_test import test_state, test_state_space
+
+    env = crates_v0.env(preset=preset, num_players=n, deal_schedule=[3, 1], **options)
+    test_state_space(env.unwrapped)
+    test_state(seeded(crates_v0.env(illegal="terminate", **env.unwrapped.rules.options(),
+                                    preset=preset, num_players=n)), num_cycles=50)  # fmt: skip
+    raw = env.unwrapped
+    with pytest.raises(ValueError, match="reset"):
+        raw_env(preset=preset, num_players=n).state()
+    rng = np.random.default_rng(1)
+
+    def check(env, agent, obs):
+        state = raw.state()
+        public = raw.observe("player_0")["observation"]
+        assert raw.state_space.contains(state)
+        assert np.array_equal(state[: len(public)], public)
+        hidden = state[len(public) :]
+        others = hidden[: (n - 1) * 53].reshape(n - 1, 53)
+        for i, seat in enumerate(range(1, n)):
+            assert np.array_equal(others[i], kind_counts(raw.game.hand(seat)))
+
+    random_game(env, rng, seed=3, on_step=check)
+
+
+def test_gymnasium_wrapper_gives_the_mask_in_info_too():
+    env = CratesGymEnv(deal_schedule=[3, 1])
+    _, info = env.reset(seed=2)
+    assert np.array_equal(info["action_mask"], env.action_masks())
+    for _ in range(20):
+        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        assert np.array_equal(info["action_mask"], env.action_masks())
+        if terminated or truncated:
+            break
