@@ -4,22 +4,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .base import Agent, BaseAgent, Table
+from .base import Agent, BaseAgent, Table, decide
 from .policy import PolicyAgent
 from .scripted import GreedyAgent, HeuristicAgent, RandomAgent
+from .search import SearchAgent
 
-AGENT_NAMES = ("random", "greedy", "heuristic")
+AGENT_NAMES = ("random", "greedy", "heuristic", "search")
 
 
 def make_agent(spec: str, table: Table, seed: int | None = None) -> Agent:
-    """An agent by name ("random", "greedy", "heuristic") or the path of a MaskablePPO
-    checkpoint (.zip). Raises ``ValueError`` naming the valid names for anything else."""
+    """An agent by name ("random", "greedy", "heuristic", "search": SearchAgent over
+    HeuristicAgent) or the path of a MaskablePPO checkpoint (.zip). Raises ``ValueError``
+    naming the valid names for anything else."""
     if spec == "random":
         return RandomAgent(seed)
     if spec == "greedy":
         return GreedyAgent(table)
     if spec == "heuristic":
         return HeuristicAgent(table, seed)
+    if spec == "search":
+        return SearchAgent(table, seed=seed)
     if Path(spec).is_file():
         return PolicyAgent(spec, table=table)
     raise ValueError(
@@ -36,6 +40,8 @@ __all__ = [
     "HeuristicAgent",
     "PolicyAgent",
     "RandomAgent",
+    "SearchAgent",
     "Table",
+    "decide",
     "make_agent",
 ]

@@ -37,12 +37,22 @@ class BaseAgent:
     """
 
     reads_observation = True
+    needs_env = False  # True: called as act_in(env, observation, action_mask) (agents.decide)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         raise NotImplementedError
 
     def reset(self) -> None:
         """Called at the start of a game."""
+
+
+def decide(agent: Agent, env: Any, observation: np.ndarray, action_mask: np.ndarray) -> int:
+    """``agent``'s action for the seat to play in ``env`` (a ``raw_env``): ``act`` from the
+    observation and mask, or ``act_in`` for an agent that looks ahead in the game
+    (``needs_env = True``, such as ``SearchAgent``)."""
+    if getattr(agent, "needs_env", False):
+        return int(agent.act_in(env, observation, action_mask))
+    return int(agent.act(observation, action_mask))
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
-"""How strong is the search teacher? Duplicate games of it against HeuristicAgent.
+"""How strong is SearchAgent? Duplicate games of it against HeuristicAgent.
 
-The teacher needs the engine to look ahead, so it cannot sit in ``crates eval`` (which deals
-agents observations only); this script plays the same duplicate scheme: every deal twice, the
-teacher's side swapped, HeuristicAgent on the other side, 4-player crates.
+``crates eval --agents search heuristic`` plays it at its default settings; this script plays the
+same duplicate scheme with any ``--samples`` and ``--stock-max`` (every deal twice, the searching
+side swapped, HeuristicAgent on the other side, 4-player crates) and saves and pools the per-deal
+totals of runs split across processes.
 
     python benchmarks/search_teacher.py --deals 100 [--samples 8] [--stock-max 6] [--save t.npy]
     python benchmarks/search_teacher.py --pool a.npy b.npy    # one report on saved runs
@@ -21,12 +22,11 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents import HeuristicAgent, Table
+from agents import HeuristicAgent, SearchAgent, Table
 from crates_env.env import raw_env
-from train.search import SearchTeacher
 
 
-def play(deal: int, teacher_side: int, teacher: SearchTeacher, heuristic: HeuristicAgent):
+def play(deal: int, teacher_side: int, teacher: SearchAgent, heuristic: HeuristicAgent):
     """One game of deal ``deal``; returns (teacher's points, heuristic's, their pressures)."""
     env = raw_env(one_card="auto")
     env.reset(seed=deal)
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
         report(np.concatenate([np.load(f) for f in args.pool]))
         return
     table = Table.from_env(raw_env())
-    teacher = SearchTeacher(table, samples=args.samples, stock_max=args.stock_max, seed=0)
+    teacher = SearchAgent(table, samples=args.samples, stock_max=args.stock_max, seed=0)
     heuristic = HeuristicAgent(table)
     games = []
     start = time.perf_counter()

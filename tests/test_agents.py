@@ -21,6 +21,7 @@ from agents import (
     HeuristicAgent,
     PolicyAgent,
     RandomAgent,
+    SearchAgent,
     Table,
     make_agent,
 )
@@ -400,12 +401,17 @@ def test_heuristic_in_the_crazy_eights_family_sheds_naturals_and_keeps_its_eight
 
 def test_make_agent_by_name_and_its_errors(tmp_path):
     table = Table.from_rules()
-    kinds = {"random": RandomAgent, "greedy": GreedyAgent, "heuristic": HeuristicAgent}
+    kinds = {
+        "random": RandomAgent,
+        "greedy": GreedyAgent,
+        "heuristic": HeuristicAgent,
+        "search": SearchAgent,
+    }
     assert set(AGENT_NAMES) == set(kinds)
     for name, cls in kinds.items():
         assert type(make_agent(name, table, seed=1)) is cls
     for spec in ("smart", str(tmp_path / "missing.zip")):
-        with pytest.raises(ValueError, match="random, greedy, heuristic"):
+        with pytest.raises(ValueError, match="random, greedy, heuristic, search"):
             make_agent(spec, table)
     junk = tmp_path / "junk.zip"
     junk.write_bytes(b"not a checkpoint")

@@ -1042,8 +1042,10 @@ OPPONENT_OUT_DEAL = {
 def test_wrapper_reward_reaches_the_learner_when_an_opponent_ends_the_hand(schedule):
     env = CratesGymEnv(num_players=3, deal_schedule=schedule, learner_seat=0)
     _, info = env.reset(seed=0, options=OPPONENT_OUT_DEAL)
-    assert info == {"seat": 0, "hands": []}
+    assert info.keys() == {"seat", "hands", "action_mask"}
+    assert (info["seat"], info["hands"]) == (0, [])
     assert np.flatnonzero(env.action_masks()).tolist() == [DRAW]
+    assert np.flatnonzero(info["action_mask"]).tolist() == [DRAW]
     _, reward, term, trunc, info = env.step(DRAW)
     assert reward == -45.0  # 5H (30) + 4D (15)
     assert term is (schedule == [1]) and trunc is False

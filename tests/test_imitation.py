@@ -126,7 +126,7 @@ def test_the_search_teacher_takes_its_settings_from_the_config():
     ("override", "message"),
     [
         ("warm_start.teacher=oracle", "warm_start.teacher names 'oracle'.*heuristic, search"),
-        ("warm_start.opponent=search", "warm_start.opponent names 'search'.*random"),
+        ("warm_start.opponent=oracle", "warm_start.opponent names .oracle.*random"),
         ("warm_start.workers=0", "warm_start.workers must be >= 1, not 0"),
         ("warm_start.games=0", "warm_start.games must be >= 1, not 0"),
         ("warm_start.epoch=3", "unknown config key.*warm_start.epoch"),

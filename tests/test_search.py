@@ -1,16 +1,16 @@
-"""The search teacher (train/search.py): re-deals of the unseen cards and rollouts."""
+"""SearchAgent (agents/search.py): re-deals of the unseen cards and rollouts."""
 
 from __future__ import annotations
 
 import random
 
 import numpy as np
+import pytest
 
-from agents import HeuristicAgent, Table
+from agents import HeuristicAgent, SearchAgent, Table
 from crates_env.cards import parse_card
 from crates_env.env import raw_env
 from train.imitation import collect
-from train.search import SearchTeacher
 
 
 def _env_at(seed: int, stock_at_most: int | None = None):
@@ -48,7 +48,7 @@ def _everything(g) -> tuple:
 def test_the_teacher_plays_like_the_heuristic_while_the_stock_is_long():
     env, obs, mask = _env_at(4)
     assert env.game.view(0).stock_size > 6
-    teacher = SearchTeacher(Table.from_env(env))
+    teacher = SearchAgent(Table.from_env(env))
     assert teacher.act_in(env, obs, mask) == HeuristicAgent(Table.from_env(env)).act(obs, mask)
 
 
@@ -57,8 +57,8 @@ def test_searching_leaves_the_real_game_untouched_and_repeats_with_its_seed():
     g = env.game
     before = _everything(g)
     table = Table.from_env(env)
-    values = [SearchTeacher(table, samples=3, seed=9).move_values(env, np.flatnonzero(mask))]
-    values.append(SearchTeacher(table, samples=3, seed=9).move_values(env, np.flatnonzero(mask)))
+    values = [SearchAgent(table, samples=3, seed=9).move_values(env, np.flatnonzero(mask))]
+    values.append(SearchAgent(table, samples=3, seed=9).move_values(env, np.flatnonzero(mask)))
     assert _everything(g) == before
     np.testing.assert_array_equal(values[0], values[1])
     assert values[0].shape == (mask.sum(),) and np.isfinite(values[0]).all()
@@ -77,8 +77,8 @@ def test_the_search_is_blind_to_the_cards_its_seat_cannot_see():
     twin.game = other
     legal = np.flatnonzero(mask)
     table = Table.from_env(env)
-    mine = SearchTeacher(table, samples=3, seed=4).move_values(env, legal)
-    theirs = SearchTeacher(table, samples=3, seed=4).move_values(twin, legal)
+    mine = SearchAgent(table, samples=3, seed=4).move_values(env, legal)
+    theirs = SearchAgent(table, samples=3, seed=4).move_values(twin, legal)
     np.testing.assert_array_equal(mine, theirs)
 
 
@@ -99,7 +99,7 @@ def test_the_teacher_finds_the_way_out_a_six_and_its_follow_up():
     )
     obs, mask = _observe(env)
     legal = np.flatnonzero(mask)
-    teacher = SearchTeacher(Table.from_env(env), samples=4, seed=0)
+    teacher = SearchAgent(Table.from_env(env), samples=4, seed=0)
     values = teacher.move_values(env, legal)
     # 6C then QC goes out at once (the true deal scores -50 against 281); QC alone leaves a
     # Cooper-exposed 6 and the hand goes on.
@@ -112,3 +112,37 @@ def test_search_demonstrations_come_from_two_processes():
     demos = collect({"deal_schedule": [3, 2]}, "search", 4, 0.99, num_envs=2, workers=2)
     assert demos.games >= 4
     assert demos.masks[np.arange(len(demos)), demos.actions].all()
+
+
+def test_search_sits_at_the_table_in_eval_and_in_self_play(tmp_path, capsys):
+    from train.cli import main
+    from train.selfplay import GameBatch, PoolSpec, make_batch
+
+    argv = ["eval", "--agents", "search", "heuristic", "--deals", "1", "--workers", "1"]
+    rule = ["--rule", "deal_schedule=[2, 1]", "--quiet", "--no-tensorboard"]
+    assert main([*argv, *rule, "--out", str(tmp_path / "out")]) == 0
+    assert "search" in capsys.readouterr().out
+    spec = PoolSpec(scripted={"search": 1.0})
+    batch = make_batch(2, {"deal_schedule": [2, 1]}, spec, None, seed=1)
+    assert isinstance(batch, GameBatch)  # it looks ahead in the reference engine's games
+    _, masks = batch.reset()
+    for _ in range(10):
+        _, _, _, _, masks = batch.step([int(np.flatnonzero(m)[0]) for m in masks])
+
+
+def test_search_needs_the_game_and_checks_its_settings():
+    table = Table.from_env(raw_env())
+    with pytest.raises(ValueError, match="act_in"):
+        SearchAgent(table).act(np.zeros(table.obs_size, np.float32), np.ones(63, np.int8))
+    with pytest.raises(ValueError, match="samples must be an int >= 1"):
+        SearchAgent(table, samples=0)
+    with pytest.raises(ValueError, match="base must be 'heuristic' or a checkpoint"):
+        SearchAgent(table, base="greedy")
+
+
+def test_search_over_the_shipped_network_plays_legal_moves():
+    from train.cli import shipped_checkpoint
+
+    env, obs, mask = _env_at(7, stock_at_most=6)
+    agent = SearchAgent(Table.from_env(env), samples=2, base=str(shipped_checkpoint()), seed=1)
+    assert mask[agent.act_in(env, obs, mask)]

@@ -54,7 +54,7 @@ class WarmStartConfig:
     """Clone a scripted teacher into the policy before PPO starts (train/imitation.py)."""
 
     # A scripted agent's name, or "search" (HeuristicAgent improved by rollouts where the stock
-    # runs short, train/search.py); "" starts PPO from a random policy.
+    # runs short, agents/search.py); "" starts PPO from a random policy.
     teacher: str = ""
     opponent: str = "heuristic"  # who the teacher plays against
     games: int = 400  # teacher games to learn from
@@ -305,7 +305,8 @@ def _check_values(c: TrainConfig) -> None:
     if c.engine not in ENGINES:
         raise ValueError(f"engine {c.engine!r} is not one of {', '.join(ENGINES)}")
     if c.engine == "vector":
-        why = vector_refusal(c.env_kwargs(), c.pressure_shaping, c.privileged_critic)
+        searching = "search" in c.opponents.scripted
+        why = vector_refusal(c.env_kwargs(), c.pressure_shaping, c.privileged_critic, searching)
         if why:
             raise ValueError(f"engine 'vector' cannot train this run: {why}")
     if c.pressure_shaping:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import AGENT_NAMES, Table, make_agent
+from agents import AGENT_NAMES, Table, decide, make_agent
 from crates_env.actions import DRAW
 from crates_env.env import final_standing, raw_env
 from train.config import rules_of
@@ -145,7 +145,7 @@ def play_game(task: tuple[int, int, tuple[int, ...]]) -> GameRecord:
     while not g.game_over:
         seat = g.to_play
         obs = env.observe(env.possible_agents[seat])
-        action = int(seats[seat].act(obs["observation"], obs["action_mask"]))
+        action = decide(seats[seat], env, obs["observation"], obs["action_mask"])
         if action == DRAW:
             counts_drawn[seat] += g.view(seat).count  # 0 when no count runs
         env.step(action)

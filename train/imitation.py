@@ -25,9 +25,8 @@ import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from agents import AGENT_NAMES, Table, make_agent
+from agents import AGENT_NAMES, SearchAgent, Table, decide, make_agent
 from crates_env.env import raw_env
-from train.search import SearchTeacher
 from train.selfplay import PoolSpec, SelfPlayVecEnv
 from train.shaping import PressureShaping
 from train.workers import serve_parent
@@ -83,25 +82,15 @@ class Demonstrations:
         return demos
 
 
-TEACHERS = (*AGENT_NAMES, "search")
-
-
-class _Scripted:
-    """A scripted agent as a teacher (it needs no look at the game)."""
-
-    def __init__(self, agent) -> None:
-        self.agent = agent
-
-    def act_in(self, env, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.agent.act(observation, action_mask))
+TEACHERS = AGENT_NAMES
 
 
 def make_teacher(name: str, table: Table, seed: int, **search):
-    """A scripted agent by name, or ``"search"``: HeuristicAgent improved by rollouts
-    (``search`` holds SearchTeacher's options, e.g. ``samples`` and ``stock_max``)."""
+    """An agent by name; ``"search"`` is SearchAgent over HeuristicAgent (``search`` holds its
+    options, e.g. ``samples`` and ``stock_max``)."""
     if name == "search":
-        return SearchTeacher(table, seed=seed, **search)
-    return _Scripted(make_agent(name, table, seed=seed))
+        return SearchAgent(table, seed=seed, **search)
+    return make_agent(name, table, seed=seed)
 
 
 def collect(
@@ -152,7 +141,7 @@ def collect(
         masks = vec.action_masks()
         actions = np.array(
             [
-                t.act_in(env, o[:public], m)
+                decide(t, env, o[:public], m)
                 for t, env, o, m in zip(teachers, envs, obs, masks, strict=True)
             ]
         )

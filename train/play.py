@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agents import Table, make_agent
+from agents import Table, decide, make_agent
 from crates_env.actions import action_name, parse_action
 from crates_env.cards import parse_card, pretty
 from crates_env.env import hand_summary, raw_env, render_table
@@ -43,7 +43,7 @@ def play_in_terminal(
             write(render_table(g))
             action = _ask(env, seat, read, write)
         else:
-            action = agents[g.to_play].act(obs["observation"], obs["action_mask"])
+            action = decide(agents[g.to_play], env, obs["observation"], obs["action_mask"])
         env.step(int(action))
     _show_hands_finished(env, shown, write)
     write(render_table(g))

@@ -27,7 +27,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from agents import Table, make_agent
+from agents import Table, decide, make_agent
 from crates_env.actions import NUM_ACTIONS
 from crates_env.env import legal_mask, raw_env
 from crates_env.rules import make_ruleset
@@ -74,13 +74,15 @@ class OpponentPool:
         p = np.asarray(weights, dtype=float)
         return names[int(self.rng.choice(len(names), p=p / p.sum()))]
 
-    def act_batch(self, who: str, agents: list[Any], obs: np.ndarray, masks: np.ndarray):
-        """Actions for a group of pending moves by the same opponent."""
+    def act_batch(self, who: str, agents: list[Any], obs: np.ndarray, masks: np.ndarray, envs=None):
+        """Actions for a group of pending moves by the same opponent (``envs``: their games,
+        for an agent that looks ahead in them)."""
         if who.startswith("snapshot:"):
             policy = self.snapshots[int(who.split(":")[1])]
             actions, _ = policy.predict(obs, action_masks=masks, deterministic=False)
             return [int(a) for a in actions]
-        return [int(a.act(o, m)) for a, o, m in zip(agents, obs, masks, strict=True)]
+        envs = envs or [None] * len(agents)
+        return [decide(a, e, o, m) for a, e, o, m in zip(agents, envs, obs, masks, strict=True)]
 
 
 def learner_seats(rules, seed: int) -> set[int]:
@@ -247,7 +249,8 @@ class GameBatch:
                 obs.append(self._opponent_view(env, seat, agent))
                 masks.append(legal_mask(env.game).astype(bool))
                 agents.append(agent)
-            actions = self.pool.act_batch(who, agents, np.stack(obs), np.stack(masks))
+            envs = [self.envs[i] for i in members]
+            actions = self.pool.act_batch(who, agents, np.stack(obs), np.stack(masks), envs)
             for i, action in zip(members, actions, strict=True):
                 env = self.envs[i]
                 env.step(action)
@@ -456,7 +459,8 @@ def make_batch(
     """The games of one worker, on the compiled engine where it plays the table (``engine``:
     "auto", "vector" to insist, "reference" for the Python engine)."""
     shaped = pool_spec.shaping is not None
-    why = vector_refusal(env_kwargs, shaped, privileged) if engine != "reference" else ""
+    searching = "search" in pool_spec.scripted
+    why = vector_refusal(env_kwargs, shaped, privileged, searching) if engine != "reference" else ""
     if engine == "vector" and why:
         raise ValueError(f"engine='vector' cannot train this run: {why}")
     if engine == "reference" or why:
@@ -464,8 +468,10 @@ def make_batch(
     return VectorBatch(count, env_kwargs, pool_spec, policy_factory, seed)
 
 
-def vector_refusal(env_kwargs: dict, shaped: bool, privileged: bool) -> str:
+def vector_refusal(env_kwargs: dict, shaped: bool, privileged: bool, searching: bool) -> str:
     """Why the compiled engine cannot play this run ("" when it can)."""
+    if searching:
+        return "a search opponent looks ahead in the reference engine's games"
     if privileged:
         return "the privileged critic reads the reference engine's hidden state"
     if shaped:

@@ -1,4 +1,5 @@
-"""A search teacher: HeuristicAgent, improved by rollouts where the stock runs short.
+"""SearchAgent: a base policy (HeuristicAgent, or a network), improved by rollouts where the stock
+runs short.
 
 Shuffle pressures double all game long, so who meets the empty stock decides much of a game's
 points, and that is a matter of counting: which play leaves the last cards of the stock to an
@@ -9,28 +10,66 @@ kept), plays each to the end of the hand with HeuristicAgent in every seat, and 
 whose hands scored best for its side against the others. The same re-deals serve every move, so
 the comparison between moves is not swamped by the luck of the re-deal.
 
-It is a teacher for the warm start (``warm_start.teacher: search``), not an agent at the table:
-it needs the engine to look ahead (``Game.resample_hidden`` and ``Game.clone``, nothing else),
-and a few hundred milliseconds a move.
+It sits at the table (``crates eval --agents search heuristic``, ``crates play``, self-play
+opponents) and teaches the warm start (``warm_start.teacher: search``). It needs the game to
+look ahead, so it sets ``needs_env = True`` and is called as ``act_in(env, observation,
+action_mask)`` (``agents.decide`` does the right call for any agent); it uses only
+``Game.resample_hidden`` for the seat to play and ``Game.clone``, so it never reads a card its
+seat cannot see. A searched move takes a fraction of a second to seconds (its rollouts run on
+the reference engine, one move at a time).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents import HeuristicAgent, Table
 from crates_env.env import legal_mask
 from crates_env.game import Game
 from crates_env.observation import Observer
 
+from .base import BaseAgent, Table
+from .policy import PolicyAgent
+from .scripted import HeuristicAgent
 
-class SearchTeacher:
-    """Acts for the seat to play in ``env`` (a ``raw_env``) from its observation and mask."""
 
-    def __init__(self, table: Table, samples: int = 8, stock_max: int = 6, seed: int = 0):
-        self.heuristic = HeuristicAgent(table)
+class SearchAgent(BaseAgent):
+    """Acts for the seat to play in ``env`` (a ``raw_env``) from its observation and mask.
+
+    ``samples``: re-deals per move; ``stock_max``: search only when the stock holds that many
+    cards or fewer (a large value searches everywhere), play like the base policy above it;
+    ``base``: ``"heuristic"`` or the path of a MaskablePPO checkpoint, the policy that plays
+    every seat in the rollouts and this seat where it does not search.
+    """
+
+    needs_env = True
+
+    def __init__(
+        self,
+        table: Table,
+        samples: int = 8,
+        stock_max: int = 6,
+        base: str = "heuristic",
+        seed: int | None = 0,
+    ) -> None:
+        for name, value, low in (("samples", samples, 1), ("stock_max", stock_max, 0)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"SearchAgent {name} must be an int >= {low}, not {value!r}")
+        if base == "heuristic":
+            self.heuristic = HeuristicAgent(table)
+        elif isinstance(base, str) and base.endswith(".zip"):
+            self.heuristic = PolicyAgent(base, table=table)
+        else:
+            raise ValueError(
+                f"SearchAgent base must be 'heuristic' or a checkpoint path (.zip), not {base!r}"
+            )
         self.samples, self.stock_max = samples, stock_max
         self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise ValueError(
+            "SearchAgent looks ahead in the game: call act_in(env, observation, action_mask) "
+            "(agents.decide does it for any agent)"
+        )
 
     def act_in(self, env, observation: np.ndarray, action_mask: np.ndarray) -> int:
         g = env.game
@@ -59,7 +98,7 @@ class SearchTeacher:
         return values.mean(axis=1)
 
     def _play_out(self, observer: Observer, g: Game, hand: int, team: int) -> float:
-        """Play hand ``hand`` of ``g`` to its end with HeuristicAgent in every seat; the side
+        """Play hand ``hand`` of ``g`` to its end with the base policy in every seat; the side
         ``team``'s margin in it (0 if the game stopped before it ended)."""
         while not g.game_over and g.hand_index == hand:
             seat = g.to_play
