@@ -21,6 +21,8 @@ the reference engine, one move at a time).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from crates_env.env import legal_mask
@@ -55,15 +57,16 @@ class SearchAgent(BaseAgent):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"SearchAgent {name} must be an int >= {low}, not {value!r}")
         if base == "heuristic":
-            self.heuristic = HeuristicAgent(table)
+            self.base_policy = HeuristicAgent(table)
         elif isinstance(base, str) and base.endswith(".zip"):
-            self.heuristic = PolicyAgent(base, table=table)
+            self.base_policy = PolicyAgent(base, table=table)
         else:
             raise ValueError(
                 f"SearchAgent base must be 'heuristic' or a checkpoint path (.zip), not {base!r}"
             )
         self.samples, self.stock_max = samples, stock_max
         self.rng = np.random.default_rng(seed)
+        self._batches: dict[tuple, Any] = {}  # (rules, size) -> VectorGame, for a network base
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         raise ValueError(
@@ -75,7 +78,7 @@ class SearchAgent(BaseAgent):
         g = env.game
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1 or g.view(g.to_play).stock_size > self.stock_max:
-            return int(self.heuristic.act(observation, action_mask))
+            return int(self.base_policy.act(observation, action_mask))
         return int(legal[self.move_values(env, legal).argmax()])
 
     def move_values(self, env, legal: np.ndarray) -> np.ndarray:
@@ -85,6 +88,10 @@ class SearchAgent(BaseAgent):
         Each re-deal is ``resample_hidden`` for the mover's seat, so the search never reads a
         card the seat cannot see; every move is tried on a clone of the same re-deal, whose
         reshuffles are the same too."""
+        if isinstance(self.base_policy, PolicyAgent):
+            batch = self._batch(env.rules, len(legal) * self.samples)
+            if batch is not None:
+                return self._batched_values(batch, env, legal)
         g = env.game
         seat = g.to_play
         team = env.rules.team_of(seat)
@@ -102,8 +109,47 @@ class SearchAgent(BaseAgent):
         ``team``'s margin in it (0 if the game stopped before it ended)."""
         while not g.game_over and g.hand_index == hand:
             seat = g.to_play
-            g.apply(int(self.heuristic.act(observer.encode(g.view(seat)), legal_mask(g))))
+            g.apply(int(self.base_policy.act(observer.encode(g.view(seat)), legal_mask(g))))
         return _side_margin(g, hand, team)
+
+    def _batch(self, rules, size: int):
+        """A VectorGame of ``size`` games of ``rules``, or None where it does not play them."""
+        from crates_env.vector import VectorGame
+
+        key = (rules, size)
+        if key not in self._batches:
+            try:
+                self._batches[key] = VectorGame(
+                    size, rules.preset, rules.num_players, autoreset=False, **rules.options()
+                )
+            except ValueError:  # a table the compiled engine does not play
+                self._batches[key] = None
+        return self._batches[key]
+
+    def _batched_values(self, vg, env, legal: np.ndarray) -> np.ndarray:
+        """``move_values`` with every move x re-deal advanced together on the compiled engine,
+        the network deciding every seat of every rollout in one forward pass a round: the same
+        re-deals and the same rollouts as the one-at-a-time search, so the same values."""
+        g = env.game
+        seat, hand = g.to_play, g.hand_index
+        moves = len(legal)
+        for k in range(self.samples):
+            vg.from_game(g.resample_hidden(seat, self.rng), k * moves)
+            vg.copy_games([k * moves] * (moves - 1), np.arange(k * moves + 1, (k + 1) * moves))
+        before = vg.scores
+        vg.step(np.tile(legal, self.samples))
+        while True:
+            live = ~vg.game_over & (vg.hands_played == hand)
+            if not live.any():
+                break
+            actions = np.zeros(vg.num_games, dtype=np.int64)
+            actions[live] = self.base_policy.act_batch(vg.observe()[live], vg.legal_mask()[live])
+            vg.step(actions, active=live)
+        points = vg.scores - before  # the hand's points: scores change only when a hand ends
+        team = env.rules.team_of(seat)
+        others = np.delete(points, team, axis=1).mean(axis=1)
+        margins = np.where(vg.hands_played > hand, others - points[:, team], 0.0)
+        return margins.reshape(self.samples, moves).mean(axis=0)
 
 
 def _side_margin(g: Game, hand: int, team: int) -> float:
