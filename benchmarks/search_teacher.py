@@ -6,6 +6,7 @@ side swapped, HeuristicAgent on the other side, 4-player crates) and saves and p
 totals of runs split across processes.
 
     python benchmarks/search_teacher.py --deals 100 [--samples 8] [--stock-max 6] [--save t.npy]
+    python benchmarks/search_teacher.py --base checkpoints/crates_4p.zip --samples 16 --stock-max 10
     python benchmarks/search_teacher.py --pool a.npy b.npy    # one report on saved runs
 """
 
@@ -59,6 +60,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--stock-max", type=int, default=6, help="search from this stock size down")
     p.add_argument("--seed", type=int, default=1000, help="first deal's seed")
     p.add_argument(
+        "--base", default="heuristic", help="the search's base policy: heuristic or a .zip"
+    )
+    p.add_argument(
         "--save",
         type=Path,
         help=".npy for each deal's totals (search, heuristic points and "
@@ -70,7 +74,9 @@ def main(argv: list[str] | None = None) -> None:
         report(np.concatenate([np.load(f) for f in args.pool]))
         return
     table = Table.from_env(raw_env())
-    teacher = SearchAgent(table, samples=args.samples, stock_max=args.stock_max, seed=0)
+    teacher = SearchAgent(
+        table, samples=args.samples, stock_max=args.stock_max, base=args.base, seed=0
+    )
     heuristic = HeuristicAgent(table)
     games = []
     start = time.perf_counter()
