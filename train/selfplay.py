@@ -30,7 +30,6 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from agents import Table, decide, make_agent
 from crates_env.actions import NUM_ACTIONS
 from crates_env.env import legal_mask, raw_env
-from crates_env.rules import make_ruleset
 from train.shaping import PressureShaping
 from train.workers import serve_parent
 
@@ -479,15 +478,10 @@ def vector_refusal(env_kwargs: dict, shaped: bool, privileged: bool, searching: 
     from crates_env.vector.games import check_supported
 
     try:
-        check_supported(make_ruleset(**_rule_kwargs(env_kwargs)))
+        check_supported(raw_env(**env_kwargs).rules)
     except ValueError as exc:
         return str(exc)
     return ""
-
-
-def _rule_kwargs(env_kwargs: dict) -> dict:
-    env_only = {"reward_mode", "reward_scale", "reward_timing", "one_card", "render_mode"}
-    return {k: v for k, v in env_kwargs.items() if k not in env_only}
 
 
 ENGINES = ("auto", "vector", "reference")

@@ -151,7 +151,7 @@ class VectorGame:
         slots = np.asarray(slots, dtype=np.int64)
         for slot, seed, (deal_rng, rng) in zip(slots, seeds, streams, strict=True):
             self._new_game_record(int(slot), seed, deal_rng, rng)
-        kernels.start_games(self.states, self.R, slots.astype(np.int64), self.rewards)
+        kernels.start_games(self.states, self.R, slots, self.rewards)
         self.game_over[slots] = self.states["game_over"][slots]
         self._check_overflow()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..actions import NUM_ACTIONS
 from ..cards import NUM_KINDS
 from ..observation import CLIP, SLICES
 from ..state import Decision
@@ -156,13 +157,18 @@ def random_legal(masks, uniforms, out):
         legal = 0
         for a in range(row.shape[0]):
             legal += row[a]
-        pick = int(uniforms[b] * legal)
-        for a in range(row.shape[0]):
-            if row[a]:
-                if pick == 0:
-                    out[b] = a
-                    break
-                pick -= 1
+        out[b] = _nth_legal(row, int(uniforms[b] * legal))
+
+
+@njit(cache=True, inline="always")
+def _nth_legal(mask, pick):
+    """The ``pick``-th legal action (from 0) of ``mask``."""
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if pick == 0:
+                return a
+            pick -= 1
+    return -1
 
 
 @njit(cache=True)
@@ -171,19 +177,14 @@ def play_random_seats(states, R, games, random_seat, row, paid_to, rewards, tota
     random legal actions until a seat without it is to play or the game is over: a whole batch
     of random opponents in one call. ``row`` is the random stream (``rng`` row); ``totals[b]``
     adds up the rewards paid to seat ``paid_to[b]`` on those steps."""
-    mask = np.zeros(63, np.int8)
+    mask = np.zeros(NUM_ACTIONS, np.int8)
     points = np.zeros(states[0].scores.shape[0], np.int64)
     for b in games:
         G = states[b]
         while not G.game_over and random_seat[b, to_play(G, R)]:
             mask[:] = 0
             legal_into(G, R, mask)
-            pick = int(random_interval(row, mask.sum() - 1))
-            for a in range(63):
-                if mask[a]:
-                    if pick == 0:
-                        break
-                    pick -= 1
+            action = _nth_legal(mask, int(random_interval(row, mask.sum() - 1)))
             rewards[b, :] = 0.0
-            env_step(G, R, a, rewards[b], points)
+            env_step(G, R, action, rewards[b], points)
             totals[b] += rewards[b, paid_to[b]]
