@@ -14,22 +14,46 @@ AGENT_NAMES = ("random", "greedy", "heuristic", "search")
 
 def make_agent(spec: str, table: Table, seed: int | None = None) -> Agent:
     """An agent by name ("random", "greedy", "heuristic", "search": SearchAgent over
-    HeuristicAgent) or the path of a MaskablePPO checkpoint (.zip). Raises ``ValueError``
-    naming the valid names for anything else."""
-    if spec == "random":
-        return RandomAgent(seed)
-    if spec == "greedy":
-        return GreedyAgent(table)
-    if spec == "heuristic":
-        return HeuristicAgent(table, seed)
-    if spec == "search":
-        return SearchAgent(table, seed=seed)
+    HeuristicAgent) or the path of a MaskablePPO checkpoint (.zip). SearchAgent takes settings
+    after a colon, ``search:samples=16,stock_max=10,base=checkpoints/crates_4p.zip``. Raises
+    ``ValueError`` naming the valid names (or settings) for anything else."""
     if Path(spec).is_file():
         return PolicyAgent(spec, table=table)
+    name, colon, settings = spec.partition(":")
+    if name == "search":
+        return SearchAgent(table, seed=seed, **search_settings(settings))
+    if name == "random" and not colon:
+        return RandomAgent(seed)
+    if name == "greedy" and not colon:
+        return GreedyAgent(table)
+    if name == "heuristic" and not colon:
+        return HeuristicAgent(table, seed)
     raise ValueError(
-        f"unknown agent {spec!r}: valid names are {', '.join(AGENT_NAMES)}, or the path of an "
-        "existing MaskablePPO checkpoint (.zip)"
+        f"unknown agent {spec!r}: valid names are {', '.join(AGENT_NAMES)} (search:setting=value,"
+        f"... with settings {', '.join(SEARCH_SETTINGS)}), or the path of an existing "
+        "MaskablePPO checkpoint (.zip)"
     )
+
+
+SEARCH_SETTINGS = {"samples": int, "stock_max": int, "base": str}
+
+
+def search_settings(text: str) -> dict[str, int | str]:
+    """``"samples=16,stock_max=10"`` -> ``{"samples": 16, "stock_max": 10}`` (SearchAgent's
+    keyword arguments); ValueError naming the valid settings for anything else."""
+    settings: dict[str, int | str] = {}
+    for item in filter(None, text.split(",")):
+        key, equals, value = item.partition("=")
+        if key not in SEARCH_SETTINGS or not equals:
+            raise ValueError(
+                f"search setting {item!r}: write name=value with a name among "
+                f"{', '.join(SEARCH_SETTINGS)}"
+            )
+        try:
+            settings[key] = SEARCH_SETTINGS[key](value)
+        except ValueError:
+            raise ValueError(f"search setting {key} must be an integer, not {value!r}") from None
+    return settings
 
 
 __all__ = [

@@ -6,6 +6,7 @@ stay importable without them.
 
 from __future__ import annotations
 
+import functools
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,8 @@ class PolicyAgent(BaseAgent):
         self.table = table
         self.auto_announce = auto_announce
         self.rng = np.random.default_rng(seed)
-        self.model = load_model(self.path, device)
+        version = self.path.stat().st_mtime_ns if self.path.is_file() else None
+        self.model = _shared_model(self.path.resolve(), version, device)
         _check_spaces(self.model, self.path, table)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -85,6 +87,13 @@ def first_line(exc: BaseException, limit: int = 120) -> str:
     """The first line of an exception's message, shortened: torch and SB3 write essays."""
     text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@functools.lru_cache(maxsize=8)
+def _shared_model(path: Path, version: int | None, device: str) -> Any:
+    """One loaded model per checkpoint file (and version of it) in a process: agents that play
+    it only read it, and an evaluation makes a fresh agent for every seat of every game."""
+    return load_model(path, device)
 
 
 def load_model(path: str | Path, device: str = "cpu", env: Any = None) -> Any:

@@ -419,6 +419,23 @@ def test_make_agent_by_name_and_its_errors(tmp_path):
         make_agent(str(junk), table)
 
 
+def test_search_takes_its_settings_after_a_colon():
+    table = Table.from_rules()
+    agent = make_agent("search:samples=3,stock_max=12", table, seed=1)
+    assert (agent.samples, agent.stock_max) == (3, 12)
+    assert isinstance(agent.base_policy, HeuristicAgent)
+    for spec, message in [
+        ("search:depth=2", "name among samples, stock_max, base"),
+        ("search:samples", "name among samples, stock_max, base"),
+        ("search:samples=many", "samples must be an integer"),
+        ("search:samples=0", "samples must be an int >= 1"),
+        ("search:base=greedy", "base must be 'heuristic' or a checkpoint"),
+        ("heuristic:samples=2", "valid names are"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make_agent(spec, table)
+
+
 # --- PolicyAgent ---------------------------------------------------------------------------------
 
 
@@ -480,6 +497,19 @@ def test_policy_agent_matches_sb3_predict_and_announces_when_allowed(checkpoint)
                 assert announcer.act(o, m) == ANNOUNCE
             env.step(agent.act(o, m))
     assert offered > 0
+
+
+def test_agents_of_one_checkpoint_share_its_model_until_the_file_changes(checkpoint, tmp_path):
+    import os
+    import shutil
+
+    copy = tmp_path / "copy.zip"
+    shutil.copy(checkpoint, copy)
+    first, second = PolicyAgent(copy), PolicyAgent(copy)
+    assert first.model is second.model  # an evaluation makes an agent a seat: one load
+    stat = copy.stat()
+    os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))  # a new version
+    assert PolicyAgent(copy).model is not first.model
 
 
 def test_policy_agent_errors_name_the_path(checkpoint, tmp_path):

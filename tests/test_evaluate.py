@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from scipy import stats
 
@@ -104,6 +105,31 @@ def test_summary_statistics_and_outputs(tmp_path):
     rows = (tmp_path / "deals.csv").read_text().splitlines()
     assert rows[0] == "deal,points greedy,points random,win share greedy,win share random"
     assert [int(r.split(",")[0]) for r in rows[1:]] == list(range(6))
+
+
+def test_runs_of_other_seeds_pool_into_one_comparison(tmp_path):
+    """Per-deal results saved by two runs compare as one run of all their deals would."""
+    from train.evaluate import pooled_pairs
+
+    reports = []
+    for seed in (1, 2):
+        cfg = config(deals=5, seed=seed)
+        reports.append(summarize(cfg, run(cfg, progress=False)))
+        write_outputs(reports[-1], tmp_path / str(seed), tensorboard=False)
+    (pooled,) = pooled_pairs([tmp_path / "1" / "deals.csv", tmp_path / "2" / "deals.csv"])
+    points = np.concatenate([r.deal_points for r in reports])
+    diffs = points[:, 0] - points[:, 1]
+    assert pooled.deals == 10
+    assert pooled.mean_difference == pytest.approx(diffs.mean())
+    nonzero = diffs[diffs != 0]
+    assert pooled.sign_p == pytest.approx(
+        stats.binomtest(int((nonzero < 0).sum()), len(nonzero)).pvalue
+    )
+    assert pooled.wilcoxon_p == pytest.approx(stats.wilcoxon(nonzero).pvalue)
+    swapped = config(agents=("random", "greedy"), deals=1)
+    write_outputs(summarize(swapped, run(swapped, progress=False)), tmp_path / "3", False)
+    with pytest.raises(ValueError, match="pool runs of one match"):
+        pooled_pairs([tmp_path / "1" / "deals.csv", tmp_path / "3" / "deals.csv"])
 
 
 def test_parse_rules_reads_yaml_values():

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import AGENT_NAMES, Table, decide, make_agent
+from agents import Table, decide, make_agent
 from crates_env.actions import DRAW
 from crates_env.env import final_standing, raw_env
 from train.config import rules_of
@@ -109,19 +109,18 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(config: EvalConfig, worker: bool = True) -> None:
     if worker:
         serve_parent()
+        # One torch thread a worker: workers that each take every core for a network's forward
+        # pass crawl (a searched game took 14 times as long with two at once).
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
     env = raw_env(**config.env_kwargs())
     table = Table.from_env(env)
-    _WORKER.update(config=config, env=env, table=table, agents={})
+    _WORKER.update(config=config, env=env, table=table)
 
 
 def _agent(spec: str, seed: int):
-    """An agent for one seat of one game; a checkpoint is loaded once per worker."""
-    if spec in AGENT_NAMES:
-        return make_agent(spec, _WORKER["table"], seed=seed)
-    agents = _WORKER["agents"]
-    if spec not in agents:
-        agents[spec] = make_agent(spec, _WORKER["table"], seed=seed)
-    return agents[spec]
+    """A fresh agent for one seat of one game, seeded by the game and seat alone (a checkpoint
+    is loaded once per process: ``agents.policy``)."""
+    return make_agent(spec, _WORKER["table"], seed=seed)
 
 
 def _seed(*parts: int) -> int:
@@ -279,11 +278,7 @@ def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:
             )
         )
     _rate(records, summaries)
-    pairs = [
-        _compare(names[i], names[j], per_deal, wins, i, j)
-        for i in range(len(names))
-        for j in range(i + 1, len(names))
-    ]
+    pairs = _pairs(names, per_deal, wins)
     deals = sorted(per_deal)
     return Report(
         config=asdict(config),
@@ -313,6 +308,15 @@ def _ci95(values: np.ndarray) -> float:
     from scipy import stats
 
     return float(stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values)))
+
+
+def _pairs(names: list[str], per_deal: dict, wins: dict) -> list[PairComparison]:
+    """Every pair of agents compared over the deals (keys of ``per_deal`` and ``wins``)."""
+    return [
+        _compare(names[i], names[j], per_deal, wins, i, j)
+        for i in range(len(names))
+        for j in range(i + 1, len(names))
+    ]
 
 
 def _compare(first, second, per_deal, wins, i, j) -> PairComparison:
@@ -493,6 +497,33 @@ def write_outputs(report: Report, out_dir: Path, tensorboard: bool = True) -> li
     if tensorboard:
         paths.append(_tensorboard(report, out_dir / "tensorboard"))
     return paths
+
+
+def read_deals(path: Path) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """A ``deals.csv``: the agents' names, each deal's points and win shares (deals x agents)."""
+    with Path(path).open(newline="") as f:
+        rows = list(csv.reader(f))
+    k = (len(rows[0]) - 1) // 2
+    names = [c.removeprefix("points ") for c in rows[0][1 : k + 1]]
+    values = np.array([[float(x) for x in row[1:]] for row in rows[1:]]).reshape(-1, 2 * k)
+    return names, values[:, :k], values[:, k:]
+
+
+def pooled_pairs(paths: Sequence[Path]) -> list[PairComparison]:
+    """The pairwise comparisons over the deals of several runs of the same agents (runs with
+    different seeds play different deals), from their ``deals.csv`` files."""
+    per_deal: dict[tuple[int, int], list[float]] = {}
+    wins: dict[tuple[int, int], list[float]] = {}
+    names: list[str] = []
+    for run_index, path in enumerate(paths):
+        run_names, points, shares = read_deals(path)
+        if names and run_names != names:
+            raise ValueError(f"{path} compares {run_names}, not {names}: pool runs of one match")
+        names = run_names
+        for d in range(len(points)):
+            per_deal[run_index, d] = list(points[d])
+            wins[run_index, d] = list(shares[d])
+    return _pairs(names, per_deal, wins)
 
 
 def _plot(report: Report, path: Path) -> None:
