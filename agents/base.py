@@ -134,14 +134,15 @@ class Table:
         return sum(self.kind_copies)
 
     def slice(self, observation: np.ndarray, name: str) -> np.ndarray:
-        """The named slice of an observation (a view), e.g. ``table.slice(obs, "hand")``."""
+        """The named slice of an observation (a view), e.g. ``table.slice(obs, "hand")``; of
+        every row of a batch of observations (``batch x size``) alike."""
         try:
             start, stop = self.layout[name]
         except KeyError:
             raise ValueError(
                 f"no observation slice {name!r}; valid: {', '.join(self.layout)}"
             ) from None
-        return observation[start:stop]
+        return observation[..., start:stop]
 
     def scalar(self, observation: np.ndarray, name: str) -> float:
         """The value of a one-entry slice (``count``, ``clockwise``, ...), as stored."""

@@ -15,8 +15,9 @@ opponents) and teaches the warm start (``warm_start.teacher: search``). It needs
 look ahead, so it sets ``needs_env = True`` and is called as ``act_in(env, observation,
 action_mask)`` (``agents.decide`` does the right call for any agent); it uses only
 ``Game.resample_hidden`` for the seat to play and ``Game.clone``, so it never reads a card its
-seat cannot see. A searched move takes a fraction of a second to seconds (its rollouts run on
-the reference engine, one move at a time).
+seat cannot see. The rollouts of every move x re-deal of one decision run together on the
+compiled engine (``VectorGame``) with the base policy's ``act_batch``; on a table the compiled
+engine does not play, one at a time on the reference engine.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class SearchAgent(BaseAgent):
             )
         self.samples, self.stock_max = samples, stock_max
         self.rng = np.random.default_rng(seed)
-        self._batches: dict[tuple, Any] = {}  # (rules, size) -> VectorGame, for a network base
+        self._batches: dict[tuple, Any] = {}  # (rules, size) -> VectorGame, for the rollouts
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         raise ValueError(
@@ -88,7 +89,7 @@ class SearchAgent(BaseAgent):
         Each re-deal is ``resample_hidden`` for the mover's seat, so the search never reads a
         card the seat cannot see; every move is tried on a clone of the same re-deal, whose
         reshuffles are the same too."""
-        if isinstance(self.base_policy, PolicyAgent):
+        if hasattr(self.base_policy, "act_batch"):  # HeuristicAgent and networks: batched
             batch = self._batch(env.rules, len(legal) * self.samples)
             if batch is not None:
                 return self._batched_values(batch, env, legal)
@@ -128,8 +129,9 @@ class SearchAgent(BaseAgent):
 
     def _batched_values(self, vg, env, legal: np.ndarray) -> np.ndarray:
         """``move_values`` with every move x re-deal advanced together on the compiled engine,
-        the network deciding every seat of every rollout in one forward pass a round: the same
-        re-deals and the same rollouts as the one-at-a-time search, so the same values."""
+        the base policy deciding every seat of every rollout in one call a round (one forward
+        pass of a network, one compiled call of HeuristicAgent): the same re-deals and the same
+        rollouts as the one-at-a-time search, so the same values."""
         g = env.game
         seat, hand = g.to_play, g.hand_index
         moves = len(legal)

@@ -149,15 +149,18 @@ def test_search_over_the_shipped_network_plays_legal_moves():
 
 
 @pytest.mark.parametrize("seed", [5, 7, 11])
-def test_batched_rollouts_give_the_one_at_a_time_values(seed):
-    """Over a network base, all moves x re-deals run together on the compiled engine: the same
-    re-deals and rollouts as the search on the reference engine, so the same values."""
+@pytest.mark.parametrize("base", ["heuristic", "network"])
+def test_batched_rollouts_give_the_one_at_a_time_values(seed, base):
+    """All moves x re-deals run together on the compiled engine with the base's act_batch
+    (a network's forward pass, HeuristicAgent's compiled twin): the same re-deals and rollouts
+    as the search on the reference engine, so the same values."""
     from train.cli import shipped_checkpoint
 
     env, _, mask = _env_at(seed, stock_at_most=6)
     table, legal = Table.from_env(env), np.flatnonzero(mask)
-    batched = SearchAgent(table, samples=4, base=str(shipped_checkpoint()), seed=3)
-    one_by_one = SearchAgent(table, samples=4, base=str(shipped_checkpoint()), seed=3)
+    base = str(shipped_checkpoint()) if base == "network" else base
+    batched = SearchAgent(table, samples=4, base=base, seed=3)
+    one_by_one = SearchAgent(table, samples=4, base=base, seed=3)
     one_by_one._batch = lambda rules, size: None  # the compiled engine unavailable
     np.testing.assert_array_equal(
         batched.move_values(env, legal), one_by_one.move_values(env, legal)
