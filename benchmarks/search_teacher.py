@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -22,6 +23,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# One torch thread (before torch loads): runs side by side on the cores otherwise oversubscribe
+# them and crawl (a searched deal took 14 times as long with two runs at once).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from train.evaluate import (
     EvalConfig,
