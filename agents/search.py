@@ -3,14 +3,16 @@ runs short.
 
 Shuffle pressures double all game long, so who meets the empty stock decides much of a game's
 points, and that is a matter of counting: which play leaves the last cards of the stock to an
-opponent. The teacher plays like HeuristicAgent until the stock is down to ``stock_max`` cards;
-from there, at every real choice, it tries each legal move on ``samples`` deals of the unseen
-cards (perfect-information Monte Carlo: the other hands and the stock re-dealt at random, sizes
-kept), plays each to the end of the hand with HeuristicAgent in every seat, and picks the move
+opponent. The agent plays like its base policy (HeuristicAgent, or a network) until the stock
+is down to ``stock_max`` cards; from there, at every real choice, it tries each legal move on
+``samples`` deals of the unseen cards (perfect-information Monte Carlo: the other hands and the
+stock re-dealt at random, sizes kept), plays each to the end of the hand with the base policy in
+every seat, and picks the move
 whose hands scored best for its side against the others. The same re-deals serve every move, so
 the comparison between moves is not swamped by the luck of the re-deal.
 
-It sits at the table (``crates eval --agents search heuristic``, ``crates play``, self-play
+It sits at the table (``crates eval --agents search heuristic``, with settings
+``search:samples=8,stock_max=6,base=checkpoints/crates_4p.zip``; ``crates play``, self-play
 opponents) and teaches the warm start (``warm_start.teacher: search``). It needs the game to
 look ahead, so it sets ``needs_env = True`` and is called as ``act_in(env, observation,
 action_mask)`` (``agents.decide`` does the right call for any agent); it uses only
@@ -49,8 +51,8 @@ class SearchAgent(BaseAgent):
     def __init__(
         self,
         table: Table,
-        samples: int = 8,
-        stock_max: int = 6,
+        samples: int = 16,
+        stock_max: int = 10,
         base: str = "heuristic",
         seed: int | None = 0,
     ) -> None:
