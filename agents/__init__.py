@@ -68,4 +68,5 @@ __all__ = [
     "Table",
     "decide",
     "make_agent",
+    "search_settings",
 ]

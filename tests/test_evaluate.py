@@ -132,6 +132,14 @@ def test_runs_of_other_seeds_pool_into_one_comparison(tmp_path):
         pooled_pairs([tmp_path / "1" / "deals.csv", tmp_path / "3" / "deals.csv"])
 
 
+def test_report_names_are_short():
+    from train.evaluate import _short
+
+    assert _short("runs/default/best.zip") == "default/best.zip"
+    assert _short("search:samples=8,base=checkpoints/crates_4p.zip") == "search(8,≤10,crates_4p)"
+    assert _short("search") == "search"
+
+
 def test_parse_rules_reads_yaml_values():
     assert parse_rules(["standig_jokers=true", "deal_schedule=[2, 1]"]) == {
         "standig_jokers": True,

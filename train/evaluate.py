@@ -12,6 +12,7 @@ the number of worker processes.
 from __future__ import annotations
 
 import csv
+import inspect
 import json
 import math
 import multiprocessing as mp
@@ -24,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import Table, decide, make_agent
+from agents import SearchAgent, Table, decide, make_agent, search_settings
 from crates_env.actions import DRAW
 from crates_env.env import final_standing, raw_env
 from train.config import rules_of
@@ -434,9 +435,16 @@ def format_report(report: Report) -> str:
 
 
 def _short(name: str, width: int = 24) -> str:
-    """An agent's name for a table column: a checkpoint shows as ``run/file.zip``."""
+    """An agent's name for a table column: a checkpoint shows as ``run/file.zip``, SearchAgent
+    with settings as ``search(samples,≤stock_max,base)``."""
+    kind, colon, settings = name.partition(":")
     path = Path(name)
-    if path.suffix == ".zip":
+    if kind == "search" and colon:
+        defaults = inspect.signature(SearchAgent).parameters
+        agent = {k: defaults[k].default for k in ("samples", "stock_max", "base")}
+        agent.update(search_settings(settings))
+        name = f"search({agent['samples']},≤{agent['stock_max']},{Path(agent['base']).stem})"
+    elif path.suffix == ".zip":
         name = f"{path.parent.name}/{path.name}" if path.parent.name else path.name
     return name if len(name) <= width else "…" + name[-(width - 1) :]
 
