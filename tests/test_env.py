@@ -1185,10 +1185,10 @@ def test_maskable_ppo_learns_briefly_and_predicts_a_legal_action():
             obs, _ = env.reset()
 
 
-def test_the_readme_observation_table_is_the_layout():
-    """README's table of slices, sizes, scales and meanings is SLICES, row for row."""
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    rows = re.findall(r"^\| `(\w+)` \| (\w+) \| ([^|]+) \| (.+) \|$", readme, re.MULTILINE)
+def test_the_docs_observation_table_is_the_layout():
+    """docs/env.md's table of slices, sizes, scales and meanings is SLICES, row for row."""
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "env.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| (\w+) \| ([^|]+) \| (.+) \|$", docs, re.MULTILINE)
     sizes = {"53": "53", "4": "4", "13": "13", "1": "1", "n": "n", "D": str(len(Decision))}
     expected = [
         (

@@ -97,7 +97,7 @@ class TrainConfig:
     privileged_critic: bool = False
     num_envs: int = 16
     # Game worker processes (0: games run in the training process). The cores left over go to
-    # torch. On the 2-core machine, 0 workers + 2 torch threads trained fastest (README).
+    # torch. On the 2-core machine, 0 workers + 2 torch threads trained fastest (docs/experiments).
     workers: int = 0
     # The engine the self-play games run on: "auto" takes the compiled one (crates_env.vector,
     # proven equal to the reference) wherever it plays the table, "vector" insists on it,
