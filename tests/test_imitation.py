@@ -9,10 +9,10 @@ import pytest
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from agents import HeuristicAgent, Table
+from agents import HeuristicAgent, Table, make_agent
 from crates_env.env import raw_env
 from train.config import load_config
-from train.imitation import _heads, _with_returns, clone, collect
+from train.imitation import Collection, _heads, _with_returns, clone, collect
 from train.ppo import BEST, STATE, train
 from train.selfplay import observation_space_of
 
@@ -35,7 +35,7 @@ def test_returns_are_discounted_from_each_step_to_the_end_of_the_game():
 
 
 def test_collect_records_the_teachers_legal_moves_and_each_games_points():
-    demos = collect(SHORT, "heuristic", games=6, gamma=1.0, num_envs=3, seed=4)
+    demos = collect(SHORT, Collection("heuristic", games=6, gamma=1.0, num_envs=3, seed=4))
     assert demos.games >= 6
     n = len(demos)
     assert demos.observations.shape == (n, observation_space_of(SHORT).shape[0])
@@ -45,13 +45,15 @@ def test_collect_records_the_teachers_legal_moves_and_each_games_points():
     for o, m, a in zip(demos.observations[:50], demos.masks[:50], demos.actions[:50], strict=True):
         assert teacher.act(o, m) == a
     # With gamma 0 the returns are the rewards: all games' rewards are minus their points.
-    undiscounted = collect(SHORT, "heuristic", games=6, gamma=0.0, num_envs=3, seed=4)
+    undiscounted = collect(SHORT, Collection("heuristic", games=6, gamma=0.0, num_envs=3, seed=4))
     assert undiscounted.returns.sum() == pytest.approx(-undiscounted.points.sum())
     assert undiscounted.games >= 6 and undiscounted.points.any()
 
 
 def test_clone_learns_the_teachers_moves_and_the_returns():
-    demos = collect(SHORT, "heuristic", 40, 0.99, reward_transform="symlog", num_envs=4, seed=1)
+    demos = collect(
+        SHORT, Collection("heuristic", 40, 0.99, reward_transform="symlog", num_envs=4, seed=1)
+    )
     policy = MaskableActorCriticPolicy(
         observation_space_of(SHORT), _action_space(), lambda _: 0.0, net_arch=[64, 64]
     )
@@ -111,15 +113,18 @@ def test_saved_demonstrations_are_cloned_again_without_playing(tmp_path, monkeyp
 
 
 def test_the_search_teacher_takes_its_settings_from_the_config():
-    from train.imitation import make_teacher
+    from train.ppo import teacher_spec
 
-    table = Table.from_env(raw_env())
-    teacher = make_teacher("search", table, seed=0, samples=16, stock_max=10)
-    assert (teacher.samples, teacher.stock_max) == (16, 10)
     config = load_config(
-        "configs/default.yaml", ["warm_start.search_samples=16", "warm_start.search_stock_max=10"]
+        "configs/default.yaml",
+        [
+            "warm_start.teacher=search",
+            "warm_start.search_samples=16",
+            "warm_start.search_stock_max=10",
+        ],
     )
-    assert (config.warm_start.search_samples, config.warm_start.search_stock_max) == (16, 10)
+    teacher = make_agent(teacher_spec(config.warm_start), Table.from_env(raw_env()), seed=0)
+    assert (teacher.samples, teacher.stock_max) == (16, 10)
 
 
 @pytest.mark.parametrize(

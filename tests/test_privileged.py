@@ -105,8 +105,9 @@ def test_privileged_learner_and_snapshots_see_the_hidden_state_scripted_opponent
 
 @pytest.mark.parametrize("privileged", [False, True])
 def test_warm_start_collection_matches_the_learners_view(privileged):
-    from train.imitation import collect
+    from train.imitation import Collection, collect
 
-    demos = collect({"deal_schedule": [2]}, "heuristic", 2, 0.99, num_envs=2, privileged=privileged)
+    plan = Collection("heuristic", games=2, gamma=0.99, num_envs=2, privileged=privileged)
+    demos = collect({"deal_schedule": [2]}, plan)
     size = observation_space_of({"deal_schedule": [2]}, privileged).shape[0]
     assert demos.observations.shape[1] == size

@@ -10,7 +10,7 @@ import pytest
 from agents import HeuristicAgent, SearchAgent, Table
 from crates_env.cards import parse_card
 from crates_env.env import raw_env
-from train.imitation import collect
+from train.imitation import Collection, collect
 
 
 def _env_at(seed: int, stock_at_most: int | None = None):
@@ -109,7 +109,8 @@ def test_the_teacher_finds_the_way_out_a_six_and_its_follow_up():
 
 
 def test_search_demonstrations_come_from_two_processes():
-    demos = collect({"deal_schedule": [3, 2]}, "search", 4, 0.99, num_envs=2, workers=2)
+    plan = Collection("search:samples=8,stock_max=6", games=4, gamma=0.99, num_envs=2)
+    demos = collect({"deal_schedule": [3, 2]}, plan, workers=2)
     assert demos.games >= 4
     assert demos.masks[np.arange(len(demos)), demos.actions].all()
 

@@ -18,14 +18,14 @@ import json
 import multiprocessing as mp
 import os
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from agents import AGENT_NAMES, SearchAgent, Table, decide, make_agent
+from agents import AGENT_NAMES, Table, decide, make_agent
 from crates_env.env import raw_env
 from train.selfplay import PoolSpec, SelfPlayVecEnv
 from train.shaping import PressureShaping
@@ -85,59 +85,62 @@ class Demonstrations:
 TEACHERS = AGENT_NAMES
 
 
-def make_teacher(name: str, table: Table, seed: int, **search):
-    """An agent by name; ``"search"`` is SearchAgent over HeuristicAgent (``search`` holds its
-    options, e.g. ``samples`` and ``stock_max``)."""
-    if name == "search":
-        return SearchAgent(table, seed=seed, **search)
-    return make_agent(name, table, seed=seed)
+@dataclass(frozen=True)
+class Collection:
+    """Which demonstrations to collect: ``games`` whole games of ``teacher`` (an agent spec,
+    ``"heuristic"`` or ``"search:samples=8,stock_max=6"``, as ``agents.make_agent`` reads it)
+    against ``opponent``, seen from the learner's seats of a :class:`SelfPlayVecEnv` of
+    ``num_envs`` games, with the rewards transformed (``reward_transform``), shaped
+    (``shaping``) and the hidden state appended (``privileged``) as in training; returns
+    discounted by ``gamma``."""
+
+    teacher: str
+    games: int
+    gamma: float
+    opponent: str = "heuristic"
+    reward_transform: str = "none"
+    num_envs: int = 16
+    seed: int = 0
+    privileged: bool = False
+    shaping: PressureShaping | None = None
 
 
-def collect(
-    env_kwargs: dict,
-    teacher: str,
-    games: int,
-    gamma: float,
-    reward_transform: str = "none",
-    num_envs: int = 16,
-    seed: int = 0,
-    privileged: bool = False,
-    opponent: str = "heuristic",
-    workers: int = 1,
-    search: dict | None = None,
-    shaping: PressureShaping | None = None,
-) -> Demonstrations:
-    """Play at least ``games`` whole games of ``teacher`` against ``opponent``, seen from the
-    learner's seats of a :class:`SelfPlayVecEnv` (rewards transformed, and the hidden state
-    appended if ``privileged``, as in training). The teacher reads the public part.
-    ``workers`` > 1 splits the games over that many processes. ``search`` holds the search
-    teacher's options (``samples``, ``stock_max``; its defaults when None). ``shaping`` shapes
-    the rewards (and so the returns the critic learns) as in training.
+def collect(env_kwargs: dict, plan: Collection, workers: int = 1) -> Demonstrations:
+    """Play at least ``plan.games`` games of the teacher on the table of ``env_kwargs`` and keep
+    every decision of its seats (the teacher reads the public part of the observation).
+    ``workers`` > 1 splits the games over that many processes, each from its own seed.
 
     Games still running when the count is reached are dropped: their returns are unknown.
     """
-    args = (env_kwargs, teacher, games, gamma, reward_transform, num_envs, seed, privileged)
     if workers > 1:
-        return _collect_in_parallel(args, opponent, workers, search, shaping)
+        return _collect_in_parallel(env_kwargs, plan, workers)
     pool = PoolSpec(
-        scripted={opponent: 1.0},
-        reward_transform=reward_transform,
-        shaping=shaping,
+        scripted={plan.opponent: 1.0},
+        reward_transform=plan.reward_transform,
+        shaping=plan.shaping,
     )
-    # The search teacher looks ahead in the reference engine's games; a scripted teacher reads
-    # only the observation, so its games run on whichever engine training would use.
-    searching = teacher == "search"
-    engine = "reference" if searching else "auto"
-    vec = SelfPlayVecEnv(num_envs, env_kwargs, pool, None, 0, seed, privileged, engine=engine)
     table = Table.from_env(raw_env(**env_kwargs))
+    teachers = [make_agent(plan.teacher, table, seed=plan.seed + i) for i in range(plan.num_envs)]
+    # A teacher that looks ahead (SearchAgent) needs the reference engine's games; a scripted
+    # one reads only the observation, so its games run on whichever engine training would use.
+    searching = any(t.needs_env for t in teachers)
+    vec = SelfPlayVecEnv(
+        plan.num_envs,
+        env_kwargs,
+        pool,
+        policy_factory=None,
+        workers=0,
+        seed=plan.seed,
+        privileged=plan.privileged,
+        engine="reference" if searching else "auto",
+    )
     public = table.obs_size
-    teachers = [make_teacher(teacher, table, seed + i, **(search or {})) for i in range(num_envs)]
-    envs = vec.envs_in_process() if searching else [None] * num_envs
-    running: list[list[tuple]] = [[] for _ in range(num_envs)]
+    envs = vec.envs_in_process() if searching else [None] * plan.num_envs
+    running: list[list[tuple]] = [[] for _ in range(plan.num_envs)]
     finished: list[tuple] = []
     points: list[float] = []
     obs = vec.reset()
-    while len(points) < games:
+    while len(points) < plan.games:
         masks = vec.action_masks()
         actions = np.array(
             [
@@ -146,10 +149,10 @@ def collect(
             ]
         )
         next_obs, rewards, dones, infos = vec.step(actions)
-        for i in range(num_envs):
+        for i in range(plan.num_envs):
             running[i].append((obs[i], masks[i], actions[i], float(rewards[i])))
             if dones[i]:
-                finished.extend(_with_returns(running[i], gamma))
+                finished.extend(_with_returns(running[i], plan.gamma))
                 running[i] = []
                 points.append(infos[i]["game"]["points"])
         obs = next_obs
@@ -164,32 +167,13 @@ def collect(
     )
 
 
-def _collect_in_parallel(
-    args: tuple,
-    opponent: str,
-    workers: int,
-    search: dict | None,
-    shaping: PressureShaping | None,
-) -> Demonstrations:
+def _collect_in_parallel(env_kwargs: dict, plan: Collection, workers: int) -> Demonstrations:
     """Each process plays its share of the games from its own seed; the parts are joined."""
-    env_kwargs, teacher, games, gamma, transform, num_envs, seed, privileged = args
-    share = -(-games // workers)
-    part = functools.partial(
-        collect,
-        env_kwargs,
-        teacher,
-        share,
-        gamma,
-        transform,
-        num_envs,
-        opponent=opponent,
-        search=search,
-        shaping=shaping,
-    )
-    seeds = [seed + 1000 * w for w in range(workers)]
+    share = -(-plan.games // workers)
+    plans = [replace(plan, games=share, seed=plan.seed + 1000 * w) for w in range(workers)]
     spawn = mp.get_context("spawn")
     with ProcessPoolExecutor(workers, mp_context=spawn, initializer=serve_parent) as pool:
-        parts = list(pool.map(part, seeds, [privileged] * workers))
+        parts = list(pool.map(functools.partial(collect, env_kwargs), plans))
     return Demonstrations(
         *(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Demonstrations))
     )

@@ -34,7 +34,7 @@ from agents.policy import first_line, load_model
 from crates_env.actions import NUM_ACTIONS
 from train.config import TrainConfig
 from train.evaluate import EvalConfig, format_report, run, summarize
-from train.imitation import Demonstrations, clone, collect
+from train.imitation import Collection, Demonstrations, clone, collect
 from train.selfplay import PoolSpec, SelfPlayVecEnv, observation_space_of
 from train.shaping import PressureShaping
 
@@ -431,20 +431,18 @@ def warm_start(model: MaskablePPO, config: TrainConfig, shaping: PressureShaping
     if ws.demos and Path(ws.demos).exists():
         demos = Demonstrations.load(Path(ws.demos), settings)
     else:
-        demos = collect(
-            config.env_kwargs(),
-            ws.teacher,
-            ws.games,
-            config.ppo.gamma,
+        plan = Collection(
+            teacher=teacher_spec(ws),
+            games=ws.games,
+            gamma=config.ppo.gamma,
+            opponent=ws.opponent,
             reward_transform=config.reward_transform,
             num_envs=config.num_envs,
             seed=config.seed,
             privileged=config.privileged_critic,
-            opponent=ws.opponent,
-            workers=ws.workers,
-            search={"samples": ws.search_samples, "stock_max": ws.search_stock_max},
             shaping=shaping,
         )
+        demos = collect(config.env_kwargs(), plan, workers=ws.workers)
         if ws.demos:
             demos.save(Path(ws.demos), settings)
     stats = clone(model.policy, demos, ws.epochs, ws.batch_size, ws.learning_rate, config.seed)
@@ -455,6 +453,13 @@ def warm_start(model: MaskablePPO, config: TrainConfig, shaping: PressureShaping
         f"{report['seconds']:.0f} s"
     )
     return report
+
+
+def teacher_spec(ws) -> str:
+    """The warm start's teacher as an agent spec: the search teacher with its settings."""
+    if ws.teacher == "search":
+        return f"search:samples={ws.search_samples},stock_max={ws.search_stock_max}"
+    return ws.teacher
 
 
 def demo_settings(config: TrainConfig) -> dict:
