@@ -198,7 +198,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos = self._no_hands()
         self._paid = [0] * self.rules.num_teams  # pressure points of this hand already rewarded
         self.agent_selection = self.possible_agents[0]  # kept if the deal already ends the game
         self._auto_announce()
@@ -221,12 +221,17 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
             raise ValueError(f"{agent}: {exc}") from None
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        self.infos = {a: {} for a in self.agents}
+        self.infos = self._no_hands()
         if self.auto_announce:
             self._auto_announce()
         self._after_move(hands_before)
         if self.render_mode == "human":
             self.render()
+
+    def _no_hands(self) -> dict[str, dict]:
+        """Every agent's info before anything is reported: the same keys at every step (a
+        replay buffer stores them as columns), ``hands`` empty until a hand ends."""
+        return {a: {"hands": []} for a in self.agents}
 
     def _auto_announce(self) -> None:
         """one_card="auto": announce whenever the call is offered."""

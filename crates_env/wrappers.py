@@ -152,7 +152,7 @@ class CratesGymEnv(gym.Env):
         self.aec.step(int(action))
         reward = self.aec.rewards[self._me] + self._carried
         self._carried = 0.0
-        hands = list(self.aec.infos[self._me].get("hands", []))
+        hands = list(self.aec.infos[self._me]["hands"])
         more, later = self._play_opponents()
         info = self._info(hands + later)
         over = self.aec.game.game_over
@@ -194,7 +194,7 @@ class CratesGymEnv(gym.Env):
             opponent = self.opponents[aec.agent_seat[agent]]
             aec.step(int(opponent.act(obs["observation"], obs["action_mask"])))
             reward += aec.rewards[self._me]
-            hands.extend(aec.infos[self._me].get("hands", []))
+            hands.extend(aec.infos[self._me]["hands"])
         return reward, hands
 
     def _observe(self) -> np.ndarray:

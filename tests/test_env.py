@@ -324,7 +324,7 @@ def test_win_mode_gives_nothing_per_hand():
     env = one_card_env(reward_mode="win", deal_schedule=[1, 8])
     act(env, "play QC")
     assert env.rewards == dict.fromkeys(AGENTS4, 0.0)
-    assert "hands" in env.infos["player_0"]
+    assert len(env.infos["player_0"]["hands"]) == 1  # the hand just ended
 
 
 @pytest.mark.parametrize("reward_timing", ["hand", "event"])
@@ -404,7 +404,7 @@ def test_bad_reward_timing_names_the_choices():
 
 def test_infos_carry_the_hand_summary_on_the_step_that_ends_it():
     env = one_card_env(deal_schedule=[1, 8])
-    assert all("hands" not in env.infos[a] for a in AGENTS4)
+    assert all(env.infos[a] == {"hands": []} for a in AGENTS4)
     act(env, "play QC")
     expected = {
         "hand_index": 0,
@@ -424,7 +424,7 @@ def test_infos_carry_the_hand_summary_on_the_step_that_ends_it():
     # the next step clears it
     obs = env.observe(env.agent_selection)
     env.step(int(np.flatnonzero(obs["action_mask"])[0]))
-    assert all("hands" not in env.infos[a] for a in AGENTS4)
+    assert all(env.infos[a] == {"hands": []} for a in AGENTS4)
 
 
 def test_infos_hand_summary_with_stars_kreights():
@@ -1245,3 +1245,17 @@ def test_gymnasium_wrapper_gives_the_mask_in_info_too():
         assert np.array_equal(info["action_mask"], env.action_masks())
         if terminated or truncated:
             break
+
+
+def test_infos_have_the_same_keys_at_every_step():
+    """A replay buffer stores infos as columns: every agent's info is {"hands": [...]} always,
+    the list empty unless a hand ended on that step."""
+    env = raw_env(deal_schedule=[2, 1])
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    ended = 0
+    while not env.game.game_over:
+        assert all(set(info) == {"hands"} for info in env.infos.values())
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+        ended += bool(env.infos["player_0"]["hands"])
+    assert ended == 2
