@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core, as each evaluation worker has
 
 from agents import HeuristicAgent, SearchAgent, Table
-from crates_env.env import raw_env
+from crates_env.env import legal_mask, play_seats, raw_env
 from train.cli import shipped_checkpoint
 
 
@@ -33,13 +33,12 @@ def position(seed: int, stock_max: int):
     env.reset(seed=seed)
     heuristic = HeuristicAgent(Table.from_env(env))
     g = env.game
-    while not g.game_over:
-        seen = env.observe(env.possible_agents[g.to_play])
-        mask = seen["action_mask"]
-        if mask.sum() > 1 and g.view(g.to_play).stock_size <= stock_max:
-            return env, np.flatnonzero(mask)
-        g.apply(int(heuristic.act(seen["observation"], mask)))
-    return None
+
+    def searched(seat: int) -> bool:
+        return legal_mask(g).sum() > 1 and g.view(seat).stock_size <= stock_max
+
+    play_seats(env, lambda _, obs: heuristic.act(obs["observation"], obs["action_mask"]), searched)
+    return None if g.game_over else (env, np.flatnonzero(legal_mask(g)))
 
 
 def main() -> None:

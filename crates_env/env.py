@@ -7,7 +7,8 @@ reward for a hand on the step that ends it, whoever acted, and partners share th
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium
@@ -369,6 +370,35 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
 
     def close(self) -> None:
         pass
+
+
+@dataclass
+class Played:
+    """What :func:`play_seats` played: every agent's rewards summed over those steps, and the
+    summaries of the hands that ended (``hand_summary``)."""
+
+    rewards: dict[str, float]
+    hands: list[dict[str, Any]]
+
+
+def play_seats(
+    env: raw_env,
+    choose: Callable[[int, dict[str, np.ndarray]], int],
+    until: Callable[[int], bool] | None = None,
+) -> Played:
+    """The seat-driver loop: step ``env`` with ``choose(seat, observation)`` (the observation
+    dict of the seat to play) until the game ends, or until ``until(seat)`` says the seat to
+    play is driven elsewhere (a learner's seat). The Gymnasium wrapper, evaluation and
+    ``crates play`` all drive their seats with it."""
+    played = Played(dict.fromkeys(env.possible_agents, 0.0), [])
+    g = env.game
+    while not g.game_over and not (until and until(g.to_play)):
+        agent = env.possible_agents[g.to_play]
+        env.step(int(choose(g.to_play, env.observe(agent))))
+        for name in played.rewards:
+            played.rewards[name] += env.rewards[name]
+        played.hands.extend(env.infos[agent]["hands"])
+    return played
 
 
 def side_reward(points: Sequence[float], team: int, reward_mode: str, rules: Ruleset) -> float:

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
-from .env import finite_number, one_of, raw_env
+from .env import finite_number, one_of, play_seats, raw_env
 from .rules import int_value
 
 
@@ -186,16 +186,12 @@ class CratesGymEnv(gym.Env):
 
     def _play_opponents(self) -> tuple[float, list]:
         """Play other seats until a learner seat must decide or the game ends."""
-        aec = self.aec
-        reward, hands = 0.0, []
-        while not aec.game.game_over and aec.agent_selection not in self._learner_agents:
-            agent = aec.agent_selection
-            obs = aec.observe(agent)
-            opponent = self.opponents[aec.agent_seat[agent]]
-            aec.step(int(opponent.act(obs["observation"], obs["action_mask"])))
-            reward += aec.rewards[self._me]
-            hands.extend(aec.infos[self._me]["hands"])
-        return reward, hands
+        played = play_seats(
+            self.aec,
+            lambda seat, obs: self.opponents[seat].act(obs["observation"], obs["action_mask"]),
+            until=lambda seat: not self._is_opponent(seat),
+        )
+        return played.rewards[self._me], played.hands
 
     def _observe(self) -> np.ndarray:
         g = self.aec.game

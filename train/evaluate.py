@@ -27,7 +27,7 @@ import numpy as np
 
 from agents import SearchAgent, Table, decide, make_agent, search_settings
 from crates_env.actions import DRAW
-from crates_env.env import final_standing, raw_env
+from crates_env.env import final_standing, play_seats, raw_env
 from train.config import rules_of
 from train.workers import serve_parent
 
@@ -142,13 +142,14 @@ def play_game(task: tuple[int, int, tuple[int, ...]]) -> GameRecord:
     env.reset(seed=_seed(config.seed, deal))
     g = env.game
     counts_drawn = [0] * rules.num_players
-    while not g.game_over:
-        seat = g.to_play
-        obs = env.observe(env.possible_agents[seat])
+
+    def choose(seat: int, obs: dict) -> int:
         action = decide(seats[seat], env, obs["observation"], obs["action_mask"])
         if action == DRAW:
             counts_drawn[seat] += g.view(seat).count  # 0 when no count runs
-        env.step(action)
+        return action
+
+    play_seats(env, choose)
     return _record(deal, index, lineup, g, rules, counts_drawn)
 
 

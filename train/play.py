@@ -8,7 +8,7 @@ from typing import Any
 from agents import Table, decide, make_agent
 from crates_env.actions import action_name, parse_action
 from crates_env.cards import parse_card, pretty
-from crates_env.env import hand_summary, raw_env, render_table
+from crates_env.env import hand_summary, play_seats, raw_env, render_table
 from crates_env.game import Decision
 
 
@@ -36,15 +36,16 @@ def play_in_terminal(
     env.reset(seed=seed)
     g = env.game
     shown = 0
-    while not g.game_over:
+
+    def choose(to_play: int, obs: dict) -> int:
+        nonlocal shown
         shown = _show_hands_finished(env, shown, write)
-        obs = env.observe(env.possible_agents[g.to_play])
-        if g.to_play == seat:
+        if to_play == seat:
             write(render_table(g))
-            action = _ask(env, seat, read, write)
-        else:
-            action = decide(agents[g.to_play], env, obs["observation"], obs["action_mask"])
-        env.step(int(action))
+            return _ask(env, seat, read, write)
+        return decide(agents[to_play], env, obs["observation"], obs["action_mask"])
+
+    play_seats(env, choose)
     _show_hands_finished(env, shown, write)
     write(render_table(g))
     return list(g.scores)
