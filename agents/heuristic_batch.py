@@ -10,6 +10,7 @@ generator.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -24,7 +25,6 @@ from crates_env.vector.games import rules_record
 
 from .base import Table
 from .scripted import HeuristicAgent as H
-from .scripted import Positions
 
 PENALTY_CARD = int(Decision.PENALTY_CARD)
 MAX_DRAWS = 12  # players a card's function may make draw (a 5 at a 12-seat craits table: 11)
@@ -34,6 +34,56 @@ DRAW_HURT, THREAT_HURT, START_COUNT = H.DRAW_HURT, H.THREAT_HURT, H.START_COUNT
 SIX_FOLLOW, COOPER, FOLLOW = H.SIX_FOLLOW, H.COOPER, H.FOLLOW
 LAST_WILD, LAST_SIX, OUT = H.LAST_WILD, H.LAST_SIX, H.OUT
 PARTNER_LOW, BLOCK, SUIT_SHORT, URGENCY = H.PARTNER_LOW, H.BLOCK, H.SUIT_SHORT, H.URGENCY
+
+
+@dataclass
+class Positions:
+    """A batch of observations read the way a player thinks about them, one row a position:
+    the batch twin of ``Position.read`` (seats are relative slots; -1 where no suit or rank is
+    set), in arrays the kernel reads."""
+
+    hand: np.ndarray  # (B, kinds) copies held of each kind
+    suit: np.ndarray  # (B,) current suit
+    rank: np.ndarray  # (B,) current rank
+    count: np.ndarray  # (B,) total of the running count, 0 when none runs
+    clockwise: np.ndarray  # (B,) bool
+    sizes: np.ndarray  # (B, n) cards held by each slot (slot k is k seats to our left)
+    played: np.ndarray  # (B, kinds) times each kind was played this hand
+    stock: np.ndarray  # (B,) cards left in the stock
+    next_pressure: np.ndarray  # (B, n) float64: value of each slot's side's next pressure
+    decision: np.ndarray  # (B,)
+
+    @classmethod
+    def read(cls, table: Table, obs: np.ndarray) -> Positions:
+        """Decode a batch of observations (``B x size``)."""
+
+        def whole(name: str) -> np.ndarray:
+            return np.rint(table.decode(obs, name)).astype(np.int64)
+
+        hand = np.maximum(whole("hand"), 0)
+        turn = np.zeros(len(obs), dtype=np.int64)
+        if "acting_for" in table.layout:
+            # Playing the dummy's hand (Skill-hand World Series' Figgy): think from its seat.
+            acting = table.slice(obs, "acting_for")
+            turn = np.where(acting.any(axis=1), acting.argmax(axis=1), 0)
+            hand = np.where((turn > 0)[:, None], np.maximum(whole("dummy_hand"), 0), hand)
+        # slot k of a row is seat (k + turn) of its observation
+        slots = (np.arange(table.num_players) + turn[:, None]) % table.num_players
+        suit, rank = table.slice(obs, "current_suit"), table.slice(obs, "current_rank")
+        # float64 of the stored value: the agent's sums are all in float64
+        pressure = table.decode(obs, "next_pressure").astype(np.float64)
+        return cls(
+            hand=hand,
+            suit=np.where(suit.any(axis=1), suit.argmax(axis=1), -1),
+            rank=np.where(rank.any(axis=1), rank.argmax(axis=1), -1),
+            count=whole("count")[:, 0],
+            clockwise=table.slice(obs, "clockwise")[:, 0] > 0.5,
+            sizes=np.take_along_axis(whole("hand_sizes"), slots, axis=1),
+            played=whole("played"),
+            stock=whole("stock_size")[:, 0],
+            next_pressure=np.take_along_axis(pressure, slots, axis=1),
+            decision=table.slice(obs, "decision").argmax(axis=1),
+        )
 
 
 class TableArrays(NamedTuple):

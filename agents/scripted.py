@@ -6,6 +6,7 @@ action mask, and always return an action the mask allows.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -106,57 +107,9 @@ def suit_lengths(table: Table, kinds: list[int]) -> list[int]:
 
 
 @dataclass
-class Positions:
-    """A batch of observations read the way a player thinks about them, one row a position
-    (seats are relative slots; -1 where no suit or rank is set)."""
-
-    hand: np.ndarray  # (B, kinds) copies held of each kind
-    suit: np.ndarray  # (B,) current suit
-    rank: np.ndarray  # (B,) current rank
-    count: np.ndarray  # (B,) total of the running count, 0 when none runs
-    clockwise: np.ndarray  # (B,) bool
-    sizes: np.ndarray  # (B, n) cards held by each slot (slot k is k seats to our left)
-    played: np.ndarray  # (B, kinds) times each kind was played this hand
-    stock: np.ndarray  # (B,) cards left in the stock
-    next_pressure: np.ndarray  # (B, n) float64: value of each slot's side's next pressure
-    decision: np.ndarray  # (B,)
-
-    @classmethod
-    def read(cls, table: Table, obs: np.ndarray) -> Positions:
-        """Decode a batch of observations (``B x size``)."""
-
-        def whole(name: str) -> np.ndarray:
-            return np.rint(table.decode(obs, name)).astype(np.int64)
-
-        hand = np.maximum(whole("hand"), 0)
-        turn = np.zeros(len(obs), dtype=np.int64)
-        if "acting_for" in table.layout:
-            # Playing the dummy's hand (Skill-hand World Series' Figgy): think from its seat.
-            acting = table.slice(obs, "acting_for")
-            turn = np.where(acting.any(axis=1), acting.argmax(axis=1), 0)
-            hand = np.where((turn > 0)[:, None], np.maximum(whole("dummy_hand"), 0), hand)
-        # slot k of a row is seat (k + turn) of its observation
-        slots = (np.arange(table.num_players) + turn[:, None]) % table.num_players
-        suit, rank = table.slice(obs, "current_suit"), table.slice(obs, "current_rank")
-        # float64 of the stored value: the agent's sums are all in float64
-        pressure = table.decode(obs, "next_pressure").astype(np.float64)
-        return cls(
-            hand=hand,
-            suit=np.where(suit.any(axis=1), suit.argmax(axis=1), -1),
-            rank=np.where(rank.any(axis=1), rank.argmax(axis=1), -1),
-            count=whole("count")[:, 0],
-            clockwise=table.slice(obs, "clockwise")[:, 0] > 0.5,
-            sizes=np.take_along_axis(whole("hand_sizes"), slots, axis=1),
-            played=whole("played"),
-            stock=whole("stock_size")[:, 0],
-            next_pressure=np.take_along_axis(pressure, slots, axis=1),
-            decision=table.slice(obs, "decision").argmax(axis=1),
-        )
-
-
-@dataclass
 class Position:
-    """One observation read the way a player thinks about it (seats are relative slots)."""
+    """The observation read the way a player thinks about it (seats are relative slots); its
+    batch twin is ``agents.heuristic_batch.Positions``."""
 
     hand: list[int]  # kinds held, one entry per card
     suit: int | None  # current suit
@@ -171,18 +124,30 @@ class Position:
 
     @classmethod
     def read(cls, table: Table, obs: np.ndarray) -> Position:
-        p = Positions.read(table, obs[None, :])
+        suit = table.slice(obs, "current_suit")
+        rank = table.slice(obs, "current_rank")
+        hand, turn = table.hand_kinds(obs), 0
+        if "acting_for" in table.layout and table.slice(obs, "acting_for").any():
+            # Playing the dummy's hand (Skill-hand World Series' Figgy): think from its seat.
+            turn = int(np.argmax(table.slice(obs, "acting_for")))
+            if turn:
+                dummy = np.rint(table.slice(obs, "dummy_hand")).astype(int)
+                hand = [int(k) for k in np.repeat(np.arange(NUM_KINDS), np.maximum(dummy, 0))]
+        sizes = table.counts(obs, "hand_sizes")
+        # Python floats: the agent's sums are float64 (numpy float32 scalars would make some
+        # of them float32, and the compiled twin, agents.heuristic_batch, sums in float64)
+        pressure = [float(x) for x in table.decode(obs, "next_pressure")]
         return cls(
-            hand=[int(k) for k in np.repeat(np.arange(NUM_KINDS), p.hand[0])],
-            suit=int(p.suit[0]) if p.suit[0] >= 0 else None,
-            rank=int(p.rank[0]) if p.rank[0] >= 0 else None,
-            count=int(p.count[0]),
-            clockwise=bool(p.clockwise[0]),
-            sizes=[int(x) for x in p.sizes[0]],
-            played=p.played[0],
-            stock=int(p.stock[0]),
-            next_pressure=[float(x) for x in p.next_pressure[0]],
-            decision=int(p.decision[0]),
+            hand=hand,
+            suit=int(np.argmax(suit)) if suit.any() else None,
+            rank=int(np.argmax(rank)) if rank.any() else None,
+            count=table.counts(obs, "count")[0],
+            clockwise=table.scalar(obs, "clockwise") > 0.5,
+            sizes=sizes[turn:] + sizes[:turn],
+            played=np.rint(table.slice(obs, "played")).astype(int),
+            stock=table.counts(obs, "stock_size")[0],
+            next_pressure=pressure[turn:] + pressure[:turn],
+            decision=_decision(table, obs),
         )
 
 
@@ -288,25 +253,24 @@ class HeuristicAgent(BaseAgent):
             )
         if not masks.any(axis=1).all():
             legal_actions(masks[~masks.any(axis=1)][0])  # raises: asked out of turn
-        arrays = self._arrays()
+        arrays = self._arrays
         if arrays is None:
             return np.array([self.act(o, m) for o, m in zip(obs, masks, strict=True)], np.int64)
-        from .heuristic_batch import heuristic_actions
+        from .heuristic_batch import Positions, heuristic_actions
 
         actions = heuristic_actions(arrays, Positions.read(self.table, obs), masks)
         for i in np.flatnonzero(actions < 0):  # a wild starter's suit: from our own generator
             actions[i] = self.act(obs[i], masks[i])
         return actions
 
+    @functools.cached_property
     def _arrays(self):
         """The table as the compiled twin reads it, or None where it does not play it."""
-        if not hasattr(self, "_table_arrays"):
-            self._table_arrays = None
-            if self.table.engine == "crates" and self.table.rules is not None:
-                from .heuristic_batch import TableArrays
+        if self.table.engine != "crates" or self.table.rules is None:
+            return None
+        from .heuristic_batch import TableArrays
 
-                self._table_arrays = TableArrays.of(self)
-        return self._table_arrays
+        return TableArrays.of(self)
 
     # ------------------------------------------------------------------ seats
     def _slot(self, steps: int, pos: Position) -> int:
