@@ -118,12 +118,6 @@ def _init_worker(config: EvalConfig, worker: bool = True) -> None:
     _WORKER.update(config=config, env=env, table=table)
 
 
-def _agent(spec: str, seed: int):
-    """A fresh agent for one seat of one game, seeded by the game and seat alone (a checkpoint
-    is loaded once per process: ``agents.policy``)."""
-    return make_agent(spec, _WORKER["table"], seed=seed)
-
-
 def _seed(*parts: int) -> int:
     return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
 
@@ -134,8 +128,11 @@ def play_game(task: tuple[int, int, tuple[int, ...]]) -> GameRecord:
     config: EvalConfig = _WORKER["config"]
     env: raw_env = _WORKER["env"]
     rules = env.rules
+    # A fresh agent a seat, seeded by the game and seat alone (a checkpoint is loaded once a
+    # process: agents.policy)
     seats = [
-        _agent(config.agents[a], _seed(config.seed, deal, index, s)) for s, a in enumerate(lineup)
+        make_agent(config.agents[a], _WORKER["table"], seed=_seed(config.seed, deal, index, s))
+        for s, a in enumerate(lineup)
     ]
     for agent in seats:
         agent.reset()
