@@ -25,6 +25,7 @@ from crates_env.cards import (
     rank_of,
     suit_of,
 )
+from crates_env.env import UniformRandom
 from crates_env.rules import COUNT_PIPS
 
 from .base import BaseAgent, Table
@@ -56,18 +57,11 @@ def _decision(table: Table, observation: np.ndarray) -> int:
     return int(np.argmax(table.slice(observation, "decision")))
 
 
-class RandomAgent(BaseAgent):
-    """Uniform over the legal actions, from its own seeded generator."""
+class RandomAgent(UniformRandom, BaseAgent):
+    """Uniform over the legal actions, from its own seeded generator (the environment's
+    ``UniformRandom`` as an agent)."""
 
     reads_observation = False
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = legal_actions(action_mask)
-        # The same draw as rng.choice(legal), without its overhead (a self-play hot path).
-        return int(legal[self.rng.integers(len(legal))])
 
 
 class GreedyAgent(BaseAgent):

@@ -372,6 +372,21 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         pass
 
 
+class UniformRandom:
+    """Picks uniformly among the legal actions from its own seeded generator: the Gymnasium
+    wrapper's default opponent, and ``agents.RandomAgent``'s play."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("the action mask allows nothing: this player is not the one to act")
+        # The same draw as rng.choice(legal), without its overhead (a self-play hot path).
+        return int(legal[self.rng.integers(len(legal))])
+
+
 @dataclass
 class Played:
     """What :func:`play_seats` played: every agent's rewards summed over those steps, and the

@@ -13,22 +13,12 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
-from .env import finite_number, one_of, play_seats, raw_env
+from .env import UniformRandom, finite_number, one_of, play_seats, raw_env
 from .rules import int_value
 
 
 class Opponent(Protocol):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
-
-
-class UniformRandom:
-    """Picks uniformly among the legal actions (the wrapper's default opponent)."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.rng.choice(np.flatnonzero(action_mask)))
 
 
 class CratesGymEnv(gym.Env):
