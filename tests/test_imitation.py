@@ -14,7 +14,7 @@ from crates_env.env import raw_env
 from train.config import load_config
 from train.imitation import Collection, _heads, _with_returns, clone, collect
 from train.ppo import BEST, STATE, train
-from train.selfplay import observation_space_of
+from train.selfplay import LearnerSpec, observation_space_of
 
 from .test_train import tiny
 
@@ -52,7 +52,7 @@ def test_collect_records_the_teachers_legal_moves_and_each_games_points():
 
 def test_clone_learns_the_teachers_moves_and_the_returns():
     demos = collect(
-        SHORT, Collection("heuristic", 40, 0.99, reward_transform="symlog", num_envs=4, seed=1)
+        SHORT, Collection("heuristic", 40, 0.99, learner=LearnerSpec("symlog"), num_envs=4, seed=1)
     )
     policy = MaskableActorCriticPolicy(
         observation_space_of(SHORT), _action_space(), lambda _: 0.0, net_arch=[64, 64]

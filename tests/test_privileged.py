@@ -16,7 +16,7 @@ from crates_env.cards import NUM_KINDS, parse_card
 from crates_env.env import raw_env
 from crates_env.observation import STOCK_SEEN, Observer
 from train.ppo import LATEST, STATE, make_vec_env, train
-from train.selfplay import observation_space_of
+from train.selfplay import LearnerSpec, observation_space_of
 
 from .scripted import new_game
 from .test_train import tiny
@@ -107,7 +107,9 @@ def test_privileged_learner_and_snapshots_see_the_hidden_state_scripted_opponent
 def test_warm_start_collection_matches_the_learners_view(privileged):
     from train.imitation import Collection, collect
 
-    plan = Collection("heuristic", games=2, gamma=0.99, num_envs=2, privileged=privileged)
+    plan = Collection(
+        "heuristic", games=2, gamma=0.99, learner=LearnerSpec(privileged=privileged), num_envs=2
+    )
     demos = collect({"deal_schedule": [2]}, plan)
     size = observation_space_of({"deal_schedule": [2]}, privileged).shape[0]
     assert demos.observations.shape[1] == size

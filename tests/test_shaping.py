@@ -12,7 +12,7 @@ from crates_env import Game
 from crates_env.rules import make_ruleset
 from train.config import load_config
 from train.ppo import STATE, train
-from train.selfplay import GameBatch, PoolSpec
+from train.selfplay import GameBatch, LearnerSpec, PoolSpec
 from train.shaping import PressureShaping
 
 CRATES = make_ruleset("crates", 4)
@@ -47,10 +47,11 @@ def test_potential_relative_and_points():
     assert points.potential(view, 0) == pytest.approx(-20 * 0.01)
 
 
-def _play(spec: PoolSpec, games: int = 4):
+def _play(learner: LearnerSpec, games: int = 4):
     """Random learner moves (the same for both specs: the shaping does not change the play);
     per finished game, the rewards' total and every step's reward."""
-    batch = GameBatch(2, {"deal_schedule": [8, 3, 1], "reward_mode": "relative"}, spec, None, 5)
+    kwargs = {"deal_schedule": [8, 3, 1], "reward_mode": "relative"}
+    batch = GameBatch(2, kwargs, PoolSpec(scripted={"random": 1.0}), learner, None, 5)
     batch.reset()
     rng = np.random.default_rng(0)
     totals, steps, finished = [0.0, 0.0], [[], []], []
@@ -74,8 +75,8 @@ def test_shaping_charges_pressures_at_once_and_adds_nothing_over_a_game():
     by their expected cost to the later hands."""
     later = [[3, 1], [2, 0], [0, 0]]
     shaping = PressureShaping.from_counts(make_ruleset("crates", 4), later, "relative", 1.0)
-    plain = _play(PoolSpec(scripted={"random": 1.0}))
-    shaped = _play(PoolSpec(scripted={"random": 1.0}, shaping=shaping))
+    plain = _play(LearnerSpec())
+    shaped = _play(LearnerSpec(shaping=shaping))
     differ = 0
     for (total, steps, game), (s_total, s_steps, s_game) in zip(plain, shaped, strict=True):
         assert game == s_game

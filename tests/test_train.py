@@ -11,7 +11,7 @@ import torch
 from agents import make_agent
 from train.config import load_config
 from train.ppo import LATEST, STATE, make_vec_env, train
-from train.selfplay import GameBatch, OpponentPool, PoolSpec, VectorBatch, make_batch
+from train.selfplay import GameBatch, LearnerSpec, OpponentPool, PoolSpec, VectorBatch, make_batch
 
 torch.set_num_threads(1)
 
@@ -75,7 +75,7 @@ def test_missing_config_file():
 
 def test_opponents_get_one_observation_each_and_random_gets_none():
     spec = PoolSpec(scripted={"random": 1.0, "greedy": 1.0})
-    batch = GameBatch(6, {"deal_schedule": [3, 2]}, spec, None, seed=5)
+    batch = GameBatch(6, {"deal_schedule": [3, 2]}, spec, LearnerSpec(), None, seed=5)
     batch.reset()
     seen = set()
     for i, env in enumerate(batch.envs):
@@ -93,7 +93,7 @@ def test_opponents_get_one_observation_each_and_random_gets_none():
 @pytest.mark.parametrize("engine", ["reference", "vector"])
 def test_learner_rewards_add_up_to_its_sides_game_points(engine):
     spec = PoolSpec(scripted={"random": 1.0})
-    batch = make_batch(3, {"deal_schedule": [3, 2]}, spec, None, seed=5, engine=engine)
+    batch = make_batch(3, {"deal_schedule": [3, 2]}, spec, LearnerSpec(), None, 5, engine)
     batch.reset()
     rng = np.random.default_rng(0)
     totals, finished = [0.0] * 3, []
@@ -140,9 +140,9 @@ def test_learner_rewards_add_up_to_its_sides_game_points(engine):
 def test_compiled_self_play_plays_the_reference_batchs_games(kwargs, scripted):
     """The same seeds give the same games, learner seats, opponents, observations, masks,
     rewards and end-of-game infos on both engines."""
-    spec = PoolSpec(scripted=scripted, reward_transform="symlog")
-    reference = make_batch(4, kwargs, spec, None, seed=9, engine="reference")
-    compiled = make_batch(4, kwargs, spec, None, seed=9, engine="vector")
+    spec, learner = PoolSpec(scripted=scripted), LearnerSpec(reward_transform="symlog")
+    reference = make_batch(4, kwargs, spec, learner, None, seed=9, engine="reference")
+    compiled = make_batch(4, kwargs, spec, learner, None, seed=9, engine="vector")
     assert isinstance(reference, GameBatch) and isinstance(compiled, VectorBatch)
     obs, masks = reference.reset()
     vobs, vmasks = compiled.reset()

@@ -18,7 +18,7 @@ import json
 import multiprocessing as mp
 import os
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -27,8 +27,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from agents import AGENT_NAMES, Table, decide, make_agent
 from crates_env.env import raw_env
-from train.selfplay import PoolSpec, SelfPlayVecEnv
-from train.shaping import PressureShaping
+from train.selfplay import LearnerSpec, PoolSpec, SelfPlayVecEnv
 from train.workers import serve_parent
 
 
@@ -90,19 +89,17 @@ class Collection:
     """Which demonstrations to collect: ``games`` whole games of ``teacher`` (an agent spec,
     ``"heuristic"`` or ``"search:samples=8,stock_max=6"``, as ``agents.make_agent`` reads it)
     against ``opponent``, seen from the learner's seats of a :class:`SelfPlayVecEnv` of
-    ``num_envs`` games, with the rewards transformed (``reward_transform``), shaped
-    (``shaping``) and the hidden state appended (``privileged``) as in training; returns
+    ``num_envs`` games, the learner fed as in training (``learner``: the reward transform,
+    pressure shaping, the privileged critic's hidden state); returns
     discounted by ``gamma``."""
 
     teacher: str
     games: int
     gamma: float
     opponent: str = "heuristic"
-    reward_transform: str = "none"
+    learner: LearnerSpec = field(default_factory=LearnerSpec)
     num_envs: int = 16
     seed: int = 0
-    privileged: bool = False
-    shaping: PressureShaping | None = None
 
 
 def collect(env_kwargs: dict, plan: Collection, workers: int = 1) -> Demonstrations:
@@ -114,11 +111,7 @@ def collect(env_kwargs: dict, plan: Collection, workers: int = 1) -> Demonstrati
     """
     if workers > 1:
         return _collect_in_parallel(env_kwargs, plan, workers)
-    pool = PoolSpec(
-        scripted={plan.opponent: 1.0},
-        reward_transform=plan.reward_transform,
-        shaping=plan.shaping,
-    )
+    pool = PoolSpec(scripted={plan.opponent: 1.0})
     table = Table.from_env(raw_env(**env_kwargs))
     teachers = [make_agent(plan.teacher, table, seed=plan.seed + i) for i in range(plan.num_envs)]
     # A teacher that looks ahead (SearchAgent) needs the reference engine's games; a scripted
@@ -128,10 +121,9 @@ def collect(env_kwargs: dict, plan: Collection, workers: int = 1) -> Demonstrati
         plan.num_envs,
         env_kwargs,
         pool,
-        policy_factory=None,
+        plan.learner,
         workers=0,
         seed=plan.seed,
-        privileged=plan.privileged,
         engine="reference" if searching else "auto",
     )
     public = table.obs_size

@@ -35,7 +35,7 @@ from crates_env.actions import NUM_ACTIONS
 from train.config import TrainConfig
 from train.evaluate import EvalConfig, format_report, run, summarize
 from train.imitation import Collection, Demonstrations, clone, collect
-from train.selfplay import PoolSpec, SelfPlayVecEnv, observation_space_of
+from train.selfplay import LearnerSpec, PoolSpec, SelfPlayVecEnv, observation_space_of
 from train.shaping import PressureShaping
 
 LATEST, BEST, STATE = "latest.zip", "best.zip", "state.json"
@@ -76,19 +76,22 @@ def make_vec_env(config: TrainConfig, shaping: PressureShaping | None = None) ->
         scripted=dict(config.opponents.scripted),
         snapshot_weight=config.opponents.snapshot_weight,
         max_snapshots=config.opponents.max_snapshots,
-        reward_transform=config.reward_transform,
-        shaping=shaping,
     )
     return SelfPlayVecEnv(
         config.num_envs,
         env_kwargs,
         pool,
-        factory,
+        learner_spec(config, shaping),
+        policy_factory=factory,
         workers=config.workers,
         seed=config.seed,
-        privileged=config.privileged_critic,
         engine=config.engine,
     )
+
+
+def learner_spec(config: TrainConfig, shaping: PressureShaping | None) -> LearnerSpec:
+    """What the run feeds its learner, in self-play and in the warm start's demonstrations."""
+    return LearnerSpec(config.reward_transform, shaping, config.privileged_critic)
 
 
 def atomic_save_model(model: MaskablePPO, path: Path) -> None:
@@ -436,11 +439,9 @@ def warm_start(model: MaskablePPO, config: TrainConfig, shaping: PressureShaping
             games=ws.games,
             gamma=config.ppo.gamma,
             opponent=ws.opponent,
-            reward_transform=config.reward_transform,
+            learner=learner_spec(config, shaping),
             num_envs=config.num_envs,
             seed=config.seed,
-            privileged=config.privileged_critic,
-            shaping=shaping,
         )
         demos = collect(config.env_kwargs(), plan, workers=ws.workers)
         if ws.demos:

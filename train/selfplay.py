@@ -9,9 +9,9 @@ one batched forward pass, so self-play does not throttle training.
 The learner's reward for a step is its side's reward (from the AEC environment) for everything
 that happened until its next decision, so hands that end on an opponent's move count.
 
-With ``privileged=True`` the learner's observations (and its snapshots') carry the hidden state
-after the public vector, for a critic that reads it (``agents.networks``); scripted opponents
-see the public vector only.
+With ``LearnerSpec(privileged=True)`` the learner's observations (and its snapshots') carry the
+hidden state after the public vector, for a critic that reads it (``agents.networks``); scripted
+opponents see the public vector only.
 """
 
 from __future__ import annotations
@@ -41,8 +41,21 @@ class PoolSpec:
     scripted: dict[str, float] = field(default_factory=lambda: {"random": 1.0})
     snapshot_weight: float = 0.0  # total weight of the snapshots, shared equally
     max_snapshots: int = 5
+
+
+@dataclass(frozen=True)
+class LearnerSpec:
+    """What the learner is fed: the reward it trains on and what its network sees."""
+
     reward_transform: str = "none"  # "symlog": sign(r) * log1p(|r|), tames doubling pressures
     shaping: PressureShaping | None = None  # pressures charged their cost to the game
+    privileged: bool = False  # the hidden state appended to its observations (critic only)
+
+    def reward(self, reward: float) -> float:
+        """The reward the learner trains on (``reward_transform``)."""
+        if self.reward_transform == "symlog":
+            return float(np.sign(reward) * np.log1p(abs(reward)))
+        return reward
 
 
 class OpponentPool:
@@ -90,13 +103,6 @@ def learner_seats(rules, seed: int) -> set[int]:
     return {seat, (seat + 2) % rules.num_players} if rules.partnerships else {seat}
 
 
-def learner_reward(reward: float, spec: PoolSpec) -> float:
-    """The reward the learner trains on (``reward_transform``)."""
-    if spec.reward_transform == "symlog":
-        return float(np.sign(reward) * np.log1p(abs(reward)))
-    return reward
-
-
 def new_game_seed(seed_seq: np.random.SeedSequence) -> int:
     return int(seed_seq.spawn(1)[0].generate_state(1)[0])
 
@@ -109,12 +115,12 @@ class GameBatch:
         count: int,
         env_kwargs: dict,
         pool_spec: PoolSpec,
+        learner: LearnerSpec,
         policy_factory,
         seed,
-        privileged: bool = False,
     ):
         self.envs = [raw_env(**env_kwargs) for _ in range(count)]
-        self.privileged = privileged
+        self.spec = learner
         self.rules = self.envs[0].rules
         self.table = Table.from_env(self.envs[0])
         self.pool = OpponentPool(pool_spec, self.table, policy_factory, seed)
@@ -173,14 +179,14 @@ class GameBatch:
         self._advance()
         dones = np.zeros(len(self.envs), dtype=bool)
         infos: list[dict] = [{} for _ in self.envs]
-        shaping = self.pool.spec.shaping
+        shaping = self.spec.shaping
         for i, env in enumerate(self.envs):
             reward = self.pending_reward[i]
             if shaping is not None:
                 now = self._potential(i)
                 reward += now - self.potential[i]
                 self.potential[i] = now
-            rewards[i] = learner_reward(reward, self.pool.spec)
+            rewards[i] = self.spec.reward(reward)
             self.pending_reward[i] = 0.0
             self.returns[i] += float(rewards[i])
             self.lengths[i] += 1
@@ -210,7 +216,7 @@ class GameBatch:
 
     def _potential(self, i: int) -> float:
         """The pressure-shaping potential of game ``i`` for the learner's side (0 unshaped)."""
-        shaping = self.pool.spec.shaping
+        shaping = self.spec.shaping
         if shaping is None:
             return 0.0
         seat = min(self.learner[i])
@@ -275,7 +281,7 @@ class GameBatch:
     def _learner_view(self, env, seat: int) -> np.ndarray:
         """What the learner's network is fed: the public vector, then the hidden state."""
         public = env.observer.encode(env.game.view(seat))
-        if not self.privileged:
+        if not self.spec.privileged:
             return public
         return np.concatenate([public, env.observer.encode_hidden(env.game, seat)])
 
@@ -318,8 +324,18 @@ class VectorBatch:
     proven equal), without pressure shaping or the privileged critic, which read the reference
     engine's state."""
 
-    def __init__(self, count: int, env_kwargs: dict, pool_spec: PoolSpec, policy_factory, seed):
+    def __init__(
+        self,
+        count: int,
+        env_kwargs: dict,
+        pool_spec: PoolSpec,
+        learner: LearnerSpec,
+        policy_factory,
+        seed,
+    ):
         from crates_env.vector import VectorGame
+
+        self.spec = learner
 
         self.vg = VectorGame(count, autoreset=False, **env_kwargs)
         self.rules = self.vg.rules
@@ -375,7 +391,7 @@ class VectorBatch:
         rewards, _ = vg.step(np.asarray(actions, dtype=np.int64))
         self._collect(rewards)
         self._advance()
-        out = np.array([learner_reward(r, self.pool.spec) for r in self.pending_reward])
+        out = np.array([self.spec.reward(r) for r in self.pending_reward])
         out = out.astype(np.float32)
         self.pending_reward[:] = 0.0
         self.returns += out
@@ -450,21 +466,22 @@ def make_batch(
     count: int,
     env_kwargs: dict,
     pool_spec: PoolSpec,
+    learner: LearnerSpec,
     policy_factory,
     seed,
-    privileged: bool = False,
     engine: str = "auto",
 ) -> GameBatch | VectorBatch:
     """The games of one worker, on the compiled engine where it plays the table (``engine``:
     "auto", "vector" to insist, "reference" for the Python engine)."""
-    shaped = pool_spec.shaping is not None
+    shaped = learner.shaping is not None
     searching = "search" in pool_spec.scripted
-    why = vector_refusal(env_kwargs, shaped, privileged, searching) if engine != "reference" else ""
+    why = vector_refusal(env_kwargs, shaped, learner.privileged, searching)
+    why = why if engine != "reference" else ""
     if engine == "vector" and why:
         raise ValueError(f"engine='vector' cannot train this run: {why}")
     if engine == "reference" or why:
-        return GameBatch(count, env_kwargs, pool_spec, policy_factory, seed, privileged)
-    return VectorBatch(count, env_kwargs, pool_spec, policy_factory, seed)
+        return GameBatch(count, env_kwargs, pool_spec, learner, policy_factory, seed)
+    return VectorBatch(count, env_kwargs, pool_spec, learner, policy_factory, seed)
 
 
 def vector_refusal(env_kwargs: dict, shaped: bool, privileged: bool, searching: bool) -> str:
@@ -488,12 +505,12 @@ ENGINES = ("auto", "vector", "reference")
 
 
 # ---------------------------------------------------------------------- the VecEnv
-def _worker(remote, count, env_kwargs, pool_spec, policy_factory, seed, privileged, engine):
+def _worker(remote, count, env_kwargs, pool_spec, learner, policy_factory, seed, engine):
     import torch
 
     serve_parent()
     torch.set_num_threads(1)
-    batch = make_batch(count, env_kwargs, pool_spec, policy_factory, seed, privileged, engine)
+    batch = make_batch(count, env_kwargs, pool_spec, learner, policy_factory, seed, engine)
     while True:
         command, data = remote.recv()
         if command == "step":
@@ -511,9 +528,10 @@ def _worker(remote, count, env_kwargs, pool_spec, policy_factory, seed, privileg
 class SelfPlayVecEnv(VecEnv):
     """``num_envs`` self-play games split over ``workers`` processes (0: in this process).
 
-    ``policy_factory`` builds an untrained policy of the learner's architecture (it must be
-    picklable); snapshots are sent to every worker with :meth:`add_snapshot`. ``privileged``
-    appends the hidden state to the learner's observations.
+    ``pool_spec`` says who the learner meets, ``learner`` what it is fed (reward, shaping, the
+    privileged critic's hidden state). ``policy_factory`` builds an untrained policy of the
+    learner's architecture (it must be picklable); snapshots are sent to every worker with
+    :meth:`add_snapshot`.
     """
 
     def __init__(
@@ -521,13 +539,15 @@ class SelfPlayVecEnv(VecEnv):
         num_envs: int,
         env_kwargs: dict,
         pool_spec: PoolSpec,
-        policy_factory,
+        learner: LearnerSpec | None = None,
+        *,
+        policy_factory=None,
         workers: int = 2,
         seed: int = 0,
-        privileged: bool = False,
         engine: str = "auto",
     ) -> None:
-        obs_space = observation_space_of(env_kwargs, privileged)
+        learner = learner or LearnerSpec()
+        obs_space = observation_space_of(env_kwargs, learner.privileged)
         super().__init__(num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
         seeds = [
             int(ss.generate_state(1)[0])
@@ -538,7 +558,7 @@ class SelfPlayVecEnv(VecEnv):
         self._masks = np.ones((num_envs, self.action_space.n), dtype=bool)
         if workers == 0:
             self._local = make_batch(
-                num_envs, env_kwargs, pool_spec, policy_factory, seeds[0], privileged, engine
+                num_envs, env_kwargs, pool_spec, learner, policy_factory, seeds[0], engine
             )
             self._remotes = []
             return
@@ -547,7 +567,7 @@ class SelfPlayVecEnv(VecEnv):
         self._remotes, self._processes = [], []
         for size, ss in zip(self._sizes, seeds, strict=False):
             parent, child = ctx.Pipe()
-            args = (child, size, env_kwargs, pool_spec, policy_factory, ss, privileged, engine)
+            args = (child, size, env_kwargs, pool_spec, learner, policy_factory, ss, engine)
             proc = ctx.Process(target=_worker, args=args, daemon=True)
             proc.start()
             child.close()
