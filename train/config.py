@@ -41,7 +41,10 @@ class OpponentConfig:
 
 
 @dataclass
-class EvalConfigSection:
+class BaselineChecks:
+    """The ``eval`` section: the learner checked against the scripted baselines during the run
+    and at its end (each check an ordinary evaluation, ``train.evaluation.EvalConfig``)."""
+
     every: int = 50_000  # steps between evaluations against the baselines
     deals: int = 20  # duplicate deals per baseline
     baselines: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
@@ -109,7 +112,7 @@ class TrainConfig:
     progress_bar: bool = True
     ppo: PPOConfig = field(default_factory=PPOConfig)
     opponents: OpponentConfig = field(default_factory=OpponentConfig)
-    eval: EvalConfigSection = field(default_factory=EvalConfigSection)
+    eval: BaselineChecks = field(default_factory=BaselineChecks)
     warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
 
     @property
