@@ -24,7 +24,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core, as each evaluation wo
 
 from agents import HeuristicAgent, SearchAgent, Table
 from crates_env.env import legal_mask, play_seats, raw_env
-from train.cli import shipped_checkpoint
+from train.cli.commands import shipped_checkpoint
 
 
 def position(seed: int, stock_max: int):

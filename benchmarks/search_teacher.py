@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 # them and crawl (a searched deal took 14 times as long with two runs at once).
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from train.evaluate import (
+from train.evaluation import (
     EvalConfig,
     format_report,
     pooled_pairs,

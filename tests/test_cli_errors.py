@@ -133,7 +133,7 @@ def test_play_with_stdin_closed_stops_with_one_line():
 
 
 def test_play_asks_again_on_a_digit_that_is_not_a_number():
-    from train.play import play_in_terminal
+    from train.cli.play import play_in_terminal
 
     answers = iter(["²", "1"] * 500)
     shown = []
@@ -241,7 +241,7 @@ time.sleep(60)
 """,
     "evaluation": """
 import multiprocessing as mp, time
-from train.evaluate import EvalConfig, _init_worker
+from train.evaluation.games import EvalConfig, _init_worker
 config = EvalConfig(agents=("random", "greedy"))
 pool = mp.get_context("spawn").Pool(2, initializer=_init_worker, initargs=(config,))
 pool.map(abs, range(4))

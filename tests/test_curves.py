@@ -8,7 +8,7 @@ import pytest
 from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 
 from train.cli import main
-from train.curves import DPI, FIGSIZE, draw, moving_average, plot_run, read_scalars
+from train.evaluation.curves import DPI, FIGSIZE, draw, moving_average, plot_run, read_scalars
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from train.cli import main, parse_rules
-from train.evaluate import (
+from train.cli import main
+from train.cli.commands import parse_rules
+from train.cli.play import play_in_terminal
+from train.evaluation import (
     EvalConfig,
     GameRecord,
     SeatRecord,
@@ -21,7 +23,6 @@ from train.evaluate import (
     validate,
     write_outputs,
 )
-from train.play import play_in_terminal
 
 SHORT = {"deal_schedule": [2, 1]}
 
@@ -68,7 +69,7 @@ def test_same_results_whatever_the_number_of_workers():
 def test_duplicate_lineups_hold_the_same_cards():
     """Each deal is replayed with seats swapped: the first hand's cards are the same."""
     from crates_env.env import raw_env
-    from train.evaluate import _seed
+    from train.evaluation.games import _seed
 
     hands = []
     for _lineup in range(2):
@@ -109,7 +110,7 @@ def test_summary_statistics_and_outputs(tmp_path):
 
 def test_runs_of_other_seeds_pool_into_one_comparison(tmp_path):
     """Per-deal results saved by two runs compare as one run of all their deals would."""
-    from train.evaluate import pooled_pairs
+    from train.evaluation import pooled_pairs
 
     reports = []
     for seed in (1, 2):
@@ -133,7 +134,7 @@ def test_runs_of_other_seeds_pool_into_one_comparison(tmp_path):
 
 
 def test_report_names_are_short():
-    from train.evaluate import _short
+    from train.evaluation.report import _short
 
     assert _short("runs/default/best.zip") == "default/best.zip"
     assert _short("search:samples=8,base=checkpoints/crates_4p.zip") == "search(8,≤10,crates_4p)"
@@ -201,7 +202,7 @@ def test_play_rejects_a_bad_seat_or_opponent_list():
 def test_eval_defaults_to_the_shipped_agent_only_on_the_table_it_was_trained_for(
     tmp_path, monkeypatch
 ):
-    from train import cli
+    from train.cli import commands as cli
 
     baselines = ["heuristic", "greedy", "random"]
     source, installed = tmp_path / "source", tmp_path / "share"

@@ -142,7 +142,7 @@ def test_search_needs_the_game_and_checks_its_settings():
 
 
 def test_search_over_the_shipped_network_plays_legal_moves():
-    from train.cli import shipped_checkpoint
+    from train.cli.commands import shipped_checkpoint
 
     env, obs, mask = _env_at(7, stock_at_most=6)
     agent = SearchAgent(Table.from_env(env), samples=2, base=str(shipped_checkpoint()), seed=1)
@@ -155,7 +155,7 @@ def test_batched_rollouts_give_the_one_at_a_time_values(seed, base):
     """All moves x re-deals run together on the compiled engine with the base's act_batch
     (a network's forward pass, HeuristicAgent's compiled twin): the same re-deals and rollouts
     as the search on the reference engine, so the same values."""
-    from train.cli import shipped_checkpoint
+    from train.cli.commands import shipped_checkpoint
 
     env, _, mask = _env_at(seed, stock_at_most=6)
     table, legal = Table.from_env(env), np.flatnonzero(mask)

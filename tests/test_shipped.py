@@ -13,7 +13,8 @@ import pytest
 
 from agents import PolicyAgent, Table
 from crates_env.env import raw_env
-from train.cli import DEFAULT_CONFIG, ROOT, SHIPPED, main, shipped_checkpoint
+from train.cli import main
+from train.cli.commands import DEFAULT_CONFIG, ROOT, SHIPPED, shipped_checkpoint
 
 
 def test_the_shipped_network_plays_legal_moves_of_4_player_crates():
@@ -61,7 +62,7 @@ def test_a_regular_install_carries_the_shipped_network(tmp_path):
 
 
 def test_a_damaged_shipped_network_is_one_clear_error(tmp_path, monkeypatch, capsys):
-    from train import cli
+    from train.cli import commands as cli
 
     broken = tmp_path / "checkpoints" / "crates_4p.zip"
     broken.parent.mkdir()

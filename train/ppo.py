@@ -33,7 +33,7 @@ from agents.networks import PrivilegedCriticPolicy
 from agents.policy import first_line, load_model
 from crates_env.actions import NUM_ACTIONS
 from train.config import TrainConfig
-from train.evaluate import EvalConfig, format_report, run, summarize
+from train.evaluation import EvalConfig, format_report, run, summarize
 from train.imitation import Collection, Demonstrations, clone, collect
 from train.selfplay import LearnerSpec, PoolSpec, SelfPlayVecEnv, observation_space_of
 from train.shaping import PressureShaping

@@ -15,7 +15,7 @@ from typing import Any
 
 from train.config import read_yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: train/cli/commands.py
 SHIPPED = Path("checkpoints") / "crates_4p.zip"
 DEFAULT_CONFIG = Path("configs") / "default.yaml"
 # Where the shipped network and the configs lie: the source tree (a checkout, an editable
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from train.evaluate import (
+    from train.evaluation import (
         EvalConfig,
         format_report,
         prepare_output,
@@ -184,7 +184,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_play(args: argparse.Namespace) -> int:
-    from train.play import play_in_terminal
+    from train.cli.play import play_in_terminal
 
     play_in_terminal(
         seat=args.seat,
@@ -198,12 +198,8 @@ def run_play(args: argparse.Namespace) -> int:
 
 
 def run_curves(args: argparse.Namespace) -> int:
-    from train.curves import plot_run
+    from train.evaluation.curves import plot_run
 
     path = plot_run(args.run_dir, args.out or args.run_dir / "curves.png")
     print(f"wrote {path}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

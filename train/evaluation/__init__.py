@@ -1,0 +1,32 @@
+"""Duplicate-deal evaluation: agents played against each other on the same cards with the seats
+rotated, compared deal by deal, by each preset's own standing (lowest score, highest score or
+last player left).
+
+``games`` plays them (worker processes, seeded per game), ``stats`` pairs them by deal, ``report``
+prints and saves the results and pools saved runs, ``curves`` draws a training run's curves.
+``crates eval`` is the command line over it; training calls it for its checks against the
+baselines.
+"""
+
+from .games import EvalConfig, GameRecord, SeatRecord, lineups, play_game, run, validate
+from .report import format_report, pooled_pairs, prepare_output, read_deals, write_outputs
+from .stats import AgentSummary, PairComparison, Report, summarize
+
+__all__ = [
+    "AgentSummary",
+    "EvalConfig",
+    "GameRecord",
+    "PairComparison",
+    "Report",
+    "SeatRecord",
+    "format_report",
+    "lineups",
+    "play_game",
+    "pooled_pairs",
+    "prepare_output",
+    "read_deals",
+    "run",
+    "summarize",
+    "validate",
+    "write_outputs",
+]

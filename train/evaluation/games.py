@@ -1,0 +1,198 @@
+"""The games of an evaluation: agents against each other on the same cards, seats rotated.
+
+Every deal (a seed that fixes the cards of every hand of a game) is replayed once per *lineup*:
+the agents are seated cyclically (seat ``s`` gets agent ``(s + r) mod k``) for every rotation
+``r`` that gives a different seating, so each agent holds each seat's cards and the luck of the
+deal cancels out, as bridge players score duplicate. Statistics are paired by deal.
+
+Each game is seeded from ``(seed, deal, lineup, seat)`` alone, so results are identical whatever
+the number of worker processes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents import Table, decide, make_agent
+from crates_env.actions import DRAW
+from crates_env.env import final_standing, play_seats, raw_env
+from train.config import rules_of
+from train.workers import serve_parent
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """What to play: agent specs (names or checkpoint paths), rules, number of deals, seed."""
+
+    agents: tuple[str, ...]
+    preset: str = "crates"
+    num_players: int = 4
+    deals: int = 100
+    seed: int = 0
+    workers: int = 2
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def env_kwargs(self) -> dict[str, Any]:
+        return {"preset": self.preset, "num_players": self.num_players, **self.options}
+
+
+@dataclass
+class SeatRecord:
+    """One seat's outcome in one game."""
+
+    agent: int
+    points: int  # the seat's side's final score
+    pressure_points: int  # the part of it that came from pressures
+    share_of_win: float  # 1 if its side alone won, 1/k for a k-way tie
+    hand_points: dict[int, list[int]]  # deal size -> the side's points in hands of that size
+    pressures: int  # pressures this seat took
+    counts_drawn: int  # cards drawn ending counts
+    stars: int
+
+
+@dataclass
+class GameRecord:
+    deal: int
+    lineup: int
+    seats: list[SeatRecord]
+    team_of_seat: list[int]
+    final_scores: list[int]  # per side
+    # per side, larger is better: the preset's own standing (lowest score wins in the Crates
+    # family, highest in crazy_eights, lasting longest in zimbabwe; crates_env.env.final_standing)
+    standing: list[float]
+
+
+def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
+    """Distinct cyclic seatings of the agents (seat -> agent index)."""
+    seen: list[tuple[int, ...]] = []
+    for r in range(num_players):
+        lineup = tuple((s + r) % num_agents for s in range(num_players))
+        if lineup not in seen:
+            seen.append(lineup)
+    return seen
+
+
+def validate(config: EvalConfig) -> Table:
+    """Check rules and agents before any game; raise ValueError with one clear message."""
+    if len(config.agents) < 2:
+        raise ValueError("name at least two agents to compare")
+    if config.deals < 1:
+        raise ValueError(f"deals must be at least 1, not {config.deals}")
+    if config.workers < 1:
+        raise ValueError(f"workers must be at least 1, not {config.workers}")
+    rules = rules_of(config.preset, config.num_players, config.options)
+    if len(config.agents) > rules.num_players:
+        raise ValueError(
+            f"{len(config.agents)} agents cannot all sit at a {rules.num_players}-player table"
+        )
+    table = Table.from_rules(rules)
+    for spec in dict.fromkeys(config.agents):
+        make_agent(spec, table, seed=0)  # raises for an unknown name or a bad checkpoint
+    return table
+
+
+# ---------------------------------------------------------------------- playing (worker side)
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(config: EvalConfig, worker: bool = True) -> None:
+    if worker:
+        serve_parent()
+        # One torch thread a worker: workers that each take every core for a network's forward
+        # pass crawl (a searched game took 14 times as long with two at once).
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+    env = raw_env(**config.env_kwargs())
+    table = Table.from_env(env)
+    _WORKER.update(config=config, env=env, table=table)
+
+
+def _seed(*parts: int) -> int:
+    return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
+
+
+def play_game(task: tuple[int, int, tuple[int, ...]]) -> GameRecord:
+    """Play deal ``deal`` with the agents seated by ``lineup``."""
+    deal, index, lineup = task
+    config: EvalConfig = _WORKER["config"]
+    env: raw_env = _WORKER["env"]
+    rules = env.rules
+    # A fresh agent a seat, seeded by the game and seat alone (a checkpoint is loaded once a
+    # process: agents.policy)
+    seats = [
+        make_agent(config.agents[a], _WORKER["table"], seed=_seed(config.seed, deal, index, s))
+        for s, a in enumerate(lineup)
+    ]
+    for agent in seats:
+        agent.reset()
+    env.reset(seed=_seed(config.seed, deal))
+    g = env.game
+    counts_drawn = [0] * rules.num_players
+
+    def choose(seat: int, obs: dict) -> int:
+        action = decide(seats[seat], env, obs["observation"], obs["action_mask"])
+        if action == DRAW:
+            counts_drawn[seat] += g.view(seat).count  # 0 when no count runs
+        return action
+
+    play_seats(env, choose)
+    return _record(deal, index, lineup, g, rules, counts_drawn)
+
+
+def _record(deal, index, lineup, g, rules, counts_drawn) -> GameRecord:
+    winners = g.winners()
+    team_of = [rules.team_of(s) for s in range(rules.num_players)]
+    pressures = [sum(r.seat_pressures[s] for r in g.results) for s in range(rules.num_players)]
+    records = []
+    for s, agent in enumerate(lineup):
+        hand_points: dict[int, list[int]] = defaultdict(list)
+        for result in g.results:
+            hand_points[result.deal_size].append(result.team_points[team_of[s]])
+        records.append(
+            SeatRecord(
+                agent=agent,
+                points=g.scores[team_of[s]],
+                pressure_points=sum(r.pressure_points[team_of[s]] for r in g.results),
+                share_of_win=1 / len(winners) if team_of[s] in winners else 0.0,
+                hand_points=dict(hand_points),
+                pressures=pressures[s],
+                counts_drawn=counts_drawn[s],
+                stars=g.stars[s],
+            )
+        )
+    return GameRecord(deal, index, records, team_of, list(g.scores), final_standing(g))
+
+
+# ---------------------------------------------------------------------- the tournament
+def run(config: EvalConfig, progress: bool = True) -> list[GameRecord]:
+    """Play every deal in every lineup; results come back in a fixed order."""
+    validate(config)
+    seatings = lineups(len(config.agents), config.num_players)
+    tasks = [(d, i, lu) for d in range(config.deals) for i, lu in enumerate(seatings)]
+    bar = _progress(len(tasks), progress)
+    if config.workers == 1:
+        _init_worker(config, worker=False)
+        records = []
+        for task in tasks:
+            records.append(play_game(task))
+            bar.update()
+    else:
+        ctx = mp.get_context("spawn")  # clean workers: no torch or RNG state inherited
+        with ctx.Pool(config.workers, initializer=_init_worker, initargs=(config,)) as pool:
+            records = []
+            for record in pool.imap(play_game, tasks, chunksize=8):
+                records.append(record)
+                bar.update()
+    bar.close()
+    return records
+
+
+def _progress(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="games", unit="game", disable=not enabled, leave=False)

@@ -1,0 +1,198 @@
+"""An evaluation's outputs: the terminal table, the files of an ``--out`` folder (report.json,
+agents.csv, deals.csv, points.png, TensorBoard scalars), and the pooling of several saved runs'
+deals into one comparison.
+"""
+
+from __future__ import annotations
+
+import csv
+import inspect
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+from agents import SearchAgent, search_settings
+from train.config import rules_of
+
+from .stats import PairComparison, Report, pair_comparisons
+
+
+def format_report(report: Report) -> str:
+    """A terminal table: one row per agent, then the pairwise comparisons. Doubling pressures
+    make mean points heavy-tailed, so the tables lead with what survives them: the share of
+    games won and the median, then the signed-rank test; the mean and its t-test come after."""
+    cfg = report.config
+    rules = rules_of(cfg["preset"], cfg["num_players"], cfg["options"])
+    order = "highest" if rules.higher_score_wins else "lowest"
+    lines = [
+        f"{cfg['preset']}, {cfg['num_players']} players, {cfg['deals']} deals "
+        f"(duplicate, seed {cfg['seed']}); the {order} score wins",
+        f"{'agent':<24} {'games':>6} {'win rate':>9} {'median':>8} {'points/game':>18} "
+        f"{'no pressure':>11} {'pressures':>9} {'count cards':>11} {'rating':>7}",
+    ]
+    for a in sorted(report.agents, key=lambda a: -a.win_rate):
+        lines.append(
+            f"{_short(a.name):<24} {a.games:>6} {a.win_rate:>9.1%} {a.median_points:>8.0f} "
+            f"{a.mean_points:>10.1f} ± {a.ci95:>5.1f} {a.card_points:>11.1f} "
+            f"{a.pressures_per_game:>9.2f} {a.counts_drawn_per_game:>11.2f} "
+            f"{a.rating_ordinal:>7.2f}"
+        )
+    lines.append("")
+    lines.append(
+        f"{'pair (first - second)':<34} {'win rate diff':>13} {'p':>8} {'p (rank)':>8} "
+        f"{'fewer pts':>9} {'p (sign)':>8} {'points difference':>20} {'relative':>9} {'p (t)':>8}"
+    )
+    for p in report.pairs:
+        pair = f"{_short(p.first, 16)} - {_short(p.second, 16)}"
+        lines.append(
+            f"{pair:<34} {p.win_rate_difference:>+13.1%} {p.win_rate_p:>8.2g} "
+            f"{p.wilcoxon_p:>8.2g} {p.fewer_points_share:>9.1%} {p.sign_p:>8.2g} "
+            f"{p.mean_difference:>12.1f} ± {p.ci95:>5.1f} {p.relative:>9.1%} {p.p_value:>8.2g}"
+        )
+    return "\n".join(lines)
+
+
+def _short(name: str, width: int = 24) -> str:
+    """An agent's name for a table column: a checkpoint shows as ``run/file.zip``, SearchAgent
+    with settings as ``search(samples,≤stock_max,base)``."""
+    kind, colon, settings = name.partition(":")
+    path = Path(name)
+    if kind == "search" and colon:
+        defaults = inspect.signature(SearchAgent).parameters
+        agent = {k: defaults[k].default for k in ("samples", "stock_max", "base")}
+        agent.update(search_settings(settings))
+        name = f"search({agent['samples']},≤{agent['stock_max']},{Path(agent['base']).stem})"
+    elif path.suffix == ".zip":
+        name = f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+    return name if len(name) <= width else "…" + name[-(width - 1) :]
+
+
+def prepare_output(out_dir: Path) -> None:
+    """Make the output folder before any game is played: a bad ``--out`` must not cost a
+    finished evaluation."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"--out {out_dir} is a file; give a folder for the results")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--out {out_dir} cannot be made: {exc.strerror}") from None
+    if not os.access(out_dir, os.W_OK):
+        raise ValueError(f"--out {out_dir} is not writable")
+
+
+def write_outputs(report: Report, out_dir: Path, tensorboard: bool = True) -> list[Path]:
+    """JSON, CSV, a PNG chart and (optionally) TensorBoard scalars under ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [
+        out_dir / "report.json",
+        out_dir / "agents.csv",
+        out_dir / "points.png",
+        out_dir / "deals.csv",
+    ]
+    paths[0].write_text(json.dumps(asdict(report), indent=2))
+    with paths[1].open("w", newline="") as f:
+        writer = csv.writer(f)
+        cols = [
+            "name",
+            "games",
+            "mean_points",
+            "ci95",
+            "median_points",
+            "card_points",
+            "win_rate",
+            "pressures_per_game",
+            "counts_drawn_per_game",
+            "rating_mu",
+            "rating_sigma",
+            "rating_ordinal",
+        ]
+        writer.writerow(cols)
+        for a in report.agents:
+            writer.writerow([getattr(a, c) for c in cols])
+    _plot(report, paths[2])
+    names = [a.name for a in report.agents]
+    with paths[3].open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(
+            ["deal"] + [f"points {n}" for n in names] + [f"win share {n}" for n in names]
+        )
+        for deal, points, wins in zip(
+            report.deals, report.deal_points, report.deal_win_shares, strict=True
+        ):
+            writer.writerow([deal, *points, *wins])
+    if tensorboard:
+        paths.append(_tensorboard(report, out_dir / "tensorboard"))
+    return paths
+
+
+def read_deals(path: Path) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """A ``deals.csv``: the agents' names, each deal's points and win shares (deals x agents)."""
+    with Path(path).open(newline="") as f:
+        rows = list(csv.reader(f))
+    k = (len(rows[0]) - 1) // 2
+    names = [c.removeprefix("points ") for c in rows[0][1 : k + 1]]
+    values = np.array([[float(x) for x in row[1:]] for row in rows[1:]]).reshape(-1, 2 * k)
+    return names, values[:, :k], values[:, k:]
+
+
+def pooled_pairs(paths: Sequence[Path]) -> list[PairComparison]:
+    """The pairwise comparisons over the deals of several runs of the same agents (runs with
+    different seeds play different deals), from their ``deals.csv`` files."""
+    per_deal: dict[tuple[int, int], list[float]] = {}
+    wins: dict[tuple[int, int], list[float]] = {}
+    names: list[str] = []
+    for run_index, path in enumerate(paths):
+        run_names, points, shares = read_deals(path)
+        if names and run_names != names:
+            raise ValueError(f"{path} compares {run_names}, not {names}: pool runs of one match")
+        names = run_names
+        for d in range(len(points)):
+            per_deal[run_index, d] = list(points[d])
+            wins[run_index, d] = list(shares[d])
+    return pair_comparisons(names, per_deal, wins)
+
+
+def _plot(report: Report, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    names = [a.name for a in report.agents]
+    left.bar(
+        names,
+        [a.mean_points for a in report.agents],
+        yerr=[a.ci95 for a in report.agents],
+        capsize=6,
+        color="#4c72b0",
+    )
+    cfg = report.config
+    rules = rules_of(cfg["preset"], cfg["num_players"], cfg["options"])
+    left.set_ylabel(f"points per game ({'higher' if rules.higher_score_wins else 'lower'} wins)")
+    left.set_title("Mean game points, 95% CI")
+    for a in report.agents:
+        sizes = sorted(a.points_by_deal_size)
+        right.plot(sizes, [a.points_by_deal_size[s] for s in sizes], marker="o", label=a.name)
+    right.set_xlabel("cards dealt")
+    right.set_ylabel("points per hand")
+    right.set_title("Points per hand by deal size")
+    right.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _tensorboard(report: Report, log_dir: Path) -> Path:
+    from torch.utils.tensorboard import SummaryWriter
+
+    with SummaryWriter(str(log_dir)) as writer:
+        for a in report.agents:
+            writer.add_scalar(f"eval/{a.name}/points_per_game", a.mean_points, 0)
+            writer.add_scalar(f"eval/{a.name}/win_rate", a.win_rate, 0)
+            writer.add_scalar(f"eval/{a.name}/rating", a.rating_ordinal, 0)
+    return log_dir

@@ -1,0 +1,209 @@
+"""The statistics of an evaluation, paired by deal: per-agent summaries (mean with its 95%
+interval, median, card points, pressures, win rate, OpenSkill rating) and pairwise comparisons
+(share of deals with fewer points and its sign test, the signed-rank test, the paired t-test).
+Doubling pressures make mean points heavy-tailed, so the share, median and rank tests come first
+in every report.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .games import EvalConfig, GameRecord
+
+
+@dataclass
+class AgentSummary:
+    name: str
+    games: int  # games the agent sat in (in one seat or more)
+    mean_points: float
+    ci95: float
+    median_points: float  # pressures double, so a few games dominate the mean: see the median
+    card_points: float  # mean points per game without pressures
+    win_rate: float
+    pressures_per_game: float
+    counts_drawn_per_game: float
+    points_by_deal_size: dict[int, float]
+    rating_mu: float = 0.0
+    rating_sigma: float = 0.0
+    rating_ordinal: float = 0.0
+
+
+@dataclass
+class PairComparison:
+    first: str
+    second: str
+    deals: int
+    mean_difference: float  # first minus second, game points per deal (negative: first better)
+    ci95: float
+    relative: float  # mean difference / second's mean points
+    p_value: float  # paired t-test on the points differences
+    wilcoxon_p: float  # paired signed-rank test: robust to the heavy tail of pressures
+    win_rate_difference: float  # first's win rate minus second's, over the same deals
+    win_rate_p: float  # paired t-test on the per-deal win-share differences
+    fewer_points_share: float  # of the deals with a difference: first scored fewer points
+    sign_p: float  # sign test on the per-deal points differences (ties dropped)
+
+
+@dataclass
+class Report:
+    config: dict[str, Any]
+    agents: list[AgentSummary]
+    pairs: list[PairComparison]
+    # per deal, in deal order: each agent's mean points and win share (deals.csv; runs of other
+    # deals pool by concatenating them)
+    deals: list[int] = field(default_factory=list)
+    deal_points: list[list[float]] = field(default_factory=list)
+    deal_win_shares: list[list[float]] = field(default_factory=list)
+
+
+def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:
+    names = list(config.agents)
+    per_deal = _per_deal(records, len(names), "points")
+    wins = _per_deal(records, len(names), "share_of_win")
+    summaries = []
+    for a, name in enumerate(names):
+        seats = [s for r in records for s in r.seats if s.agent == a]
+        deal_means = np.array([per_deal[d][a] for d in sorted(per_deal)])
+        by_size: dict[int, list[int]] = defaultdict(list)
+        for s in seats:
+            for size, pts in s.hand_points.items():
+                by_size[size].extend(pts)
+        summaries.append(
+            AgentSummary(
+                name=name,
+                games=sum(any(s.agent == a for s in r.seats) for r in records),
+                mean_points=float(deal_means.mean()),
+                ci95=_ci95(deal_means),
+                median_points=float(np.median([s.points for s in seats])),
+                card_points=float(np.mean([s.points - s.pressure_points for s in seats])),
+                win_rate=float(np.mean([s.share_of_win for s in seats])),
+                pressures_per_game=float(np.mean([s.pressures for s in seats])),
+                counts_drawn_per_game=float(np.mean([s.counts_drawn for s in seats])),
+                points_by_deal_size={k: float(np.mean(v)) for k, v in sorted(by_size.items())},
+            )
+        )
+    _rate(records, summaries)
+    pairs = pair_comparisons(names, per_deal, wins)
+    deals = sorted(per_deal)
+    return Report(
+        config=asdict(config),
+        agents=summaries,
+        pairs=pairs,
+        deals=deals,
+        deal_points=[list(per_deal[d]) for d in deals],
+        deal_win_shares=[list(wins[d]) for d in deals],
+    )
+
+
+def _per_deal(records: Sequence[GameRecord], k: int, what: str) -> dict[int, list[float]]:
+    """deal -> each agent's mean ``what`` (a SeatRecord field) over its seats in that deal."""
+    sums: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(k))
+    seats: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(k))
+    for r in records:
+        for s in r.seats:
+            sums[r.deal][s.agent] += getattr(s, what)
+            seats[r.deal][s.agent] += 1
+    return {d: list(sums[d] / np.maximum(seats[d], 1)) for d in sums}
+
+
+def _ci95(values: np.ndarray) -> float:
+    """Half-width of the 95% confidence interval of the mean (Student's t)."""
+    if len(values) < 2:
+        return float("nan")
+    from scipy import stats
+
+    return float(stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values)))
+
+
+def pair_comparisons(names: list[str], per_deal: dict, wins: dict) -> list[PairComparison]:
+    """Every pair of agents compared over the deals (keys of ``per_deal`` and ``wins``)."""
+    return [
+        _compare(names[i], names[j], per_deal, wins, i, j)
+        for i in range(len(names))
+        for j in range(i + 1, len(names))
+    ]
+
+
+def _compare(first, second, per_deal, wins, i, j) -> PairComparison:
+    from scipy import stats
+
+    deals = sorted(per_deal)
+    diffs = np.array([per_deal[d][i] - per_deal[d][j] for d in deals])
+    win_diffs = np.array([wins[d][i] - wins[d][j] for d in deals])
+    second_mean = float(np.mean([per_deal[d][j] for d in deals]))
+    nonzero = diffs[diffs != 0]
+    return PairComparison(
+        first=first,
+        second=second,
+        deals=len(diffs),
+        mean_difference=float(diffs.mean()),
+        ci95=_ci95(diffs),
+        relative=float(diffs.mean() / second_mean) if second_mean else float("nan"),
+        p_value=_ttest_p(diffs),
+        wilcoxon_p=float(stats.wilcoxon(nonzero).pvalue) if len(nonzero) > 1 else float("nan"),
+        win_rate_difference=float(win_diffs.mean()),
+        win_rate_p=_ttest_p(win_diffs),
+        fewer_points_share=float(np.mean(nonzero < 0)) if len(nonzero) else float("nan"),
+        sign_p=_sign_p(nonzero),
+    )
+
+
+def _sign_p(nonzero: np.ndarray) -> float:
+    """Two-sided sign test: as many deals better as worse? (Ties are left out.)"""
+    from scipy import stats
+
+    if not len(nonzero):
+        return float("nan")
+    return float(stats.binomtest(int((nonzero < 0).sum()), len(nonzero)).pvalue)
+
+
+def _ttest_p(diffs: np.ndarray) -> float:
+    """Two-sided p-value that the paired differences have mean zero."""
+    from scipy import stats
+
+    if len(diffs) < 2:
+        return float("nan")
+    if diffs.std() == 0:
+        return 0.0 if diffs.mean() else 1.0
+    return float(stats.ttest_1samp(diffs, 0.0).pvalue)
+
+
+def _rate(records: Sequence[GameRecord], summaries: list[AgentSummary]) -> None:
+    """OpenSkill (Plackett-Luce) ratings over every game, sides ranked by the preset's own
+    standing (``GameRecord.standing``).
+
+    An agent sitting in several seats of one game plays with a copy of its rating in each; its
+    updates are averaged.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=s.name) for s in summaries]
+    for r in records:
+        teams = defaultdict(list)
+        for seat, s in enumerate(r.seats):
+            teams[r.team_of_seat[seat]].append(s.agent)
+        sides = sorted(teams)
+        copies = [
+            [model.rating(mu=ratings[a].mu, sigma=ratings[a].sigma) for a in teams[t]]
+            for t in sides
+        ]
+        new = model.rate(copies, scores=[r.standing[t] for t in sides])
+        updates = defaultdict(list)
+        for t, side in zip(sides, new, strict=True):
+            for a, rating in zip(teams[t], side, strict=True):
+                updates[a].append(rating)
+        for a, rs in updates.items():
+            ratings[a].mu = float(np.mean([x.mu for x in rs]))
+            ratings[a].sigma = float(np.mean([x.sigma for x in rs]))
+    for summary, rating in zip(summaries, ratings, strict=True):
+        summary.rating_mu = rating.mu
+        summary.rating_sigma = rating.sigma
+        summary.rating_ordinal = rating.ordinal()
