@@ -90,6 +90,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_table_arguments(ev)
     ev.add_argument("--deals", "--games", type=int, default=200, help="deals to play")
     ev.add_argument("--workers", type=int, default=2, help="worker processes (default: 2)")
+    ev.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="play the games as Ray tasks: on the cluster at ADDRESS, or without it on "
+        "RAY_ADDRESS's cluster or a local Ray of --workers CPUs (pip install 'crates-rl[ray]')",
+    )
     ev.add_argument("--out", type=Path, default=None, help="output folder (default: eval_out/…)")
     ev.add_argument("--no-tensorboard", action="store_true", help="skip TensorBoard scalars")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -157,6 +166,7 @@ def run_eval(args: argparse.Namespace) -> int:
         deals=args.deals,
         seed=args.seed,
         workers=args.workers,
+        ray=args.ray,
         options=rules,
     )
     validate(config)

@@ -28,7 +28,8 @@ from train.workers import serve_parent
 
 @dataclass(frozen=True)
 class EvalConfig:
-    """What to play: agent specs (names or checkpoint paths), rules, number of deals, seed."""
+    """What to play: agent specs (names or checkpoint paths), rules, number of deals, seed, and
+    where: ``workers`` processes here, or Ray tasks (``ray``)."""
 
     agents: tuple[str, ...]
     preset: str = "crates"
@@ -37,6 +38,9 @@ class EvalConfig:
     seed: int = 0
     workers: int = 2
     options: dict[str, Any] = field(default_factory=dict)
+    # None: worker processes on this machine; "local": Ray (RAY_ADDRESS's cluster if set, else a
+    # local Ray of ``workers`` CPUs); or a Ray cluster's address
+    ray: str | None = None
 
     def env_kwargs(self) -> dict[str, Any]:
         return {"preset": self.preset, "num_players": self.num_players, **self.options}
@@ -86,6 +90,10 @@ def validate(config: EvalConfig) -> Table:
         raise ValueError(f"deals must be at least 1, not {config.deals}")
     if config.workers < 1:
         raise ValueError(f"workers must be at least 1, not {config.workers}")
+    if config.ray is not None:
+        from .on_ray import check_ray
+
+        check_ray(config.ray)
     rules = rules_of(config.preset, config.num_players, config.options)
     if len(config.agents) > rules.num_players:
         raise ValueError(
@@ -101,12 +109,17 @@ def validate(config: EvalConfig) -> Table:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(config: EvalConfig, worker: bool = True) -> None:
-    if worker:
-        serve_parent()
-        # One torch thread a worker: workers that each take every core for a network's forward
-        # pass crawl (a searched game took 14 times as long with two at once).
-        os.environ.setdefault("OMP_NUM_THREADS", "1")
+def _init_worker(config: EvalConfig) -> None:
+    """A worker process: it dies with its parent, and plays on one torch thread (workers that
+    each take every core for a network's forward pass crawl: a searched game took 14 times as
+    long with two at once). Ray sets its tasks' threads itself."""
+    serve_parent()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    init_player(config)
+
+
+def init_player(config: EvalConfig) -> None:
+    """Get this process ready to play ``config``'s games (``play_game``)."""
     env = raw_env(**config.env_kwargs())
     table = Table.from_env(env)
     _WORKER.update(config=config, env=env, table=table)
@@ -175,8 +188,12 @@ def run(config: EvalConfig, progress: bool = True) -> list[GameRecord]:
     seatings = lineups(len(config.agents), config.num_players)
     tasks = [(d, i, lu) for d in range(config.deals) for i, lu in enumerate(seatings)]
     bar = _progress(len(tasks), progress)
-    if config.workers == 1:
-        _init_worker(config, worker=False)
+    if config.ray is not None:
+        from .on_ray import run_on_ray
+
+        records = run_on_ray(config, tasks, bar)
+    elif config.workers == 1:
+        init_player(config)
         records = []
         for task in tasks:
             records.append(play_game(task))

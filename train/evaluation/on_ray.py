@@ -1,0 +1,71 @@
+"""The games of an evaluation as Ray tasks (``crates eval --ray [ADDRESS]``).
+
+Every game is seeded from ``(seed, deal, lineup, seat)`` alone, so the records are the ones the
+local worker processes give, whatever the number of nodes and CPUs. Each node needs this package
+installed (the same version) and the checkpoints named by the agents at the same paths (a shared
+file system, or the package's own shipped network).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .games import EvalConfig, GameRecord, init_player, play_game
+
+CHUNK = 8  # games a task: enough to hide a task's overhead, few enough to spread over the CPUs
+LOCAL = "local"  # --ray without an address: RAY_ADDRESS's cluster if set, else a local Ray
+
+
+def check_ray(address: str) -> Any:
+    """The ``ray`` module, checked before any game: ValueError when it is not installed or the
+    address is blank."""
+    if not isinstance(address, str) or not address.strip():
+        raise ValueError(
+            f"--ray takes a cluster's address (host:port, ray://host:port) or nothing, "
+            f"not {address!r}"
+        )
+    try:
+        import ray
+    except ImportError:
+        raise ValueError(
+            "--ray needs Ray, an optional extra: pip install 'crates-rl[ray]' "
+            "(pip install -e '.[ray]' in a checkout)"
+        ) from None
+    return ray
+
+
+def _play_chunk(config: EvalConfig, tasks: Sequence[tuple], cwd: str) -> list[GameRecord]:
+    """A Ray task: play ``tasks`` (relative checkpoint paths read from the driver's folder where
+    the node has it)."""
+    if Path(cwd).is_dir():
+        os.chdir(cwd)
+    init_player(config)
+    return [play_game(task) for task in tasks]
+
+
+def run_on_ray(config: EvalConfig, tasks: list[tuple], bar) -> list[GameRecord]:
+    """Play ``tasks`` on the Ray cluster of ``config.ray``, records in task order."""
+    ray = check_ray(config.ray)
+    started = not ray.is_initialized()
+    if started:
+        address = None if config.ray == LOCAL else config.ray
+        # A local Ray gets the evaluation's worker count as its CPUs; a cluster brings its own.
+        cpus = config.workers if address is None and "RAY_ADDRESS" not in os.environ else None
+        ray.init(address=address, num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    try:
+        play = ray.remote(num_cpus=1)(_play_chunk)
+        chunks = [tasks[i : i + CHUNK] for i in range(0, len(tasks), CHUNK)]
+        refs = [play.remote(config, chunk, os.getcwd()) for chunk in chunks]
+        done: dict[Any, list[GameRecord]] = {}
+        pending = list(refs)
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            done[ready[0]] = ray.get(ready[0])
+            bar.update(len(done[ready[0]]))
+        return [record for ref in refs for record in done[ref]]
+    finally:
+        if started:
+            ray.shutdown()
