@@ -17,7 +17,6 @@ import json
 import os
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from crates_env.actions import NUM_ACTIONS
 from train.config import TrainConfig
 from train.evaluation import EvalConfig, format_report, run, summarize
 from train.imitation import Collection, Demonstrations, clone, collect
+from train.metrics import game_scalars
 from train.selfplay import LearnerSpec, PoolSpec, SelfPlayVecEnv, observation_space_of
 from train.shaping import PressureShaping
 
@@ -142,23 +142,9 @@ class GameStatsCallback(BaseCallback):
         return True
 
     def _on_rollout_end(self) -> None:
-        if not self.games:
-            return
-        by_opponent = defaultdict(list)
-        for game in self.games:
-            by_opponent[game["opponent"]].append(game)
-        self._record("game", self.games)
-        for opponent, games in by_opponent.items():
-            self._record(f"game_vs_{opponent}", games)
+        for key, value in game_scalars(self.games).items():
+            self.logger.record(key, value)
         self.games = []
-
-    def _record(self, prefix: str, games: list[dict]) -> None:
-        log = self.logger.record
-        log(f"{prefix}/points_per_game", np.mean([g["points"] for g in games]))
-        log(f"{prefix}/points_per_hand", np.mean([g["points"] / g["hands"] for g in games]))
-        log(f"{prefix}/opponent_points_per_game", np.mean([g["opponent_points"] for g in games]))
-        log(f"{prefix}/win_rate", np.mean([g["win"] for g in games]))
-        log(f"{prefix}/pressures_per_game", np.mean([g["pressures"] for g in games]))
 
 
 class CheckpointAndEvalCallback(BaseCallback):

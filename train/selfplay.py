@@ -30,6 +30,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from agents import Table, decide, make_agent
 from crates_env.actions import NUM_ACTIONS
 from crates_env.env import legal_mask, raw_env
+from train.metrics import game_summary
 from train.shaping import PressureShaping
 from train.workers import serve_parent
 
@@ -298,19 +299,11 @@ def final_info(
     pressures: int,
 ) -> dict:
     """The info SB3 and the training callbacks read when a game ends."""
-    others = [s for t, s in enumerate(scores) if t != side]
     return {
         "terminal_observation": terminal,
         "TimeLimit.truncated": bool(truncated),
         "episode": {"r": episode[0] + 0.0, "l": episode[1]},
-        "game": {
-            "opponent": opponent.split(":")[0],
-            "points": int(scores[side]),
-            "opponent_points": float(np.mean(others)),
-            "hands": int(hands),
-            "win": 1 / len(winners) if side in winners else 0.0,
-            "pressures": int(pressures),
-        },
+        "game": game_summary(opponent, side, scores, winners, hands, pressures),
     }
 
 
