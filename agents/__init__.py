@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .base import Agent, BaseAgent, Table, decide
-from .policy import PolicyAgent
+from .policy import PolicyAgent, is_rllib_module
 from .scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from .search import SearchAgent
 
@@ -14,11 +14,16 @@ AGENT_NAMES = ("random", "greedy", "heuristic", "search")
 
 def make_agent(spec: str, table: Table, seed: int | None = None) -> Agent:
     """An agent by name ("random", "greedy", "heuristic", "search": SearchAgent over
-    HeuristicAgent) or the path of a MaskablePPO checkpoint (.zip). SearchAgent takes settings
+    HeuristicAgent), the path of a MaskablePPO checkpoint (.zip) or of a folder holding an RLlib
+    module (``crates train --backend rllib``'s ``rllib_policy``). SearchAgent takes settings
     after a colon, ``search:samples=16,stock_max=10,base=checkpoints/crates_4p.zip``. Raises
     ``ValueError`` naming the valid names (or settings) for anything else."""
     if Path(spec).is_file():
         return PolicyAgent(spec, table=table)
+    if is_rllib_module(Path(spec)):
+        from .rllib import RLlibPolicyAgent  # RLlib is an optional extra
+
+        return RLlibPolicyAgent(spec, table)
     name, colon, settings = spec.partition(":")
     if name == "search":
         return SearchAgent(table, seed=seed, **search_settings(settings))
@@ -31,7 +36,7 @@ def make_agent(spec: str, table: Table, seed: int | None = None) -> Agent:
     raise ValueError(
         f"unknown agent {spec!r}: valid names are {', '.join(AGENT_NAMES)} (search:setting=value,"
         f"... with settings {', '.join(SEARCH_SETTINGS)}), or the path of an existing "
-        "MaskablePPO checkpoint (.zip)"
+        "MaskablePPO checkpoint (.zip) or RLlib module folder"
     )
 
 

@@ -83,6 +83,11 @@ class PolicyAgent(BaseAgent):
             return policy.action_net(latent).numpy().astype(np.float64)
 
 
+def is_rllib_module(path: Path) -> bool:
+    """Whether ``path`` is a folder RLlib saved a module in (``RLModule.save_to_path``)."""
+    return path.is_dir() and (path / "class_and_ctor_args.pkl").is_file()
+
+
 def first_line(exc: BaseException, limit: int = 120) -> str:
     """The first line of an exception's message, shortened: torch and SB3 write essays."""
     text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]

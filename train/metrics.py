@@ -32,21 +32,26 @@ def game_summary(
     }
 
 
+def game_values(game: dict[str, Any]) -> dict[str, float]:
+    """One finished game's scalars (``game_summary``), under the names the curves plot, both over
+    all games (``game/...``) and for its opponent kind (``game_vs_<opponent>/...``): the curves
+    show their means over the games of a rollout."""
+    values = {
+        "points_per_game": game["points"],
+        "points_per_hand": game["points"] / game["hands"],
+        "opponent_points_per_game": game["opponent_points"],
+        "win_rate": game["win"],
+        "pressures_per_game": game["pressures"],
+    }
+    prefixes = ("game", f"game_vs_{game['opponent']}")
+    return {f"{prefix}/{name}": float(v) for prefix in prefixes for name, v in values.items()}
+
+
 def game_scalars(games: Sequence[dict[str, Any]]) -> dict[str, float]:
-    """TensorBoard scalars of finished games (``game_summary``): over all games (``game/...``)
-    and per opponent kind (``game_vs_<opponent>/...``); none without games."""
-    if not games:
-        return {}
-    by_opponent = defaultdict(list)
+    """The curves' scalars of a rollout's finished games: each name's mean over the games that
+    have it (none without games)."""
+    sums: dict[str, list[float]] = defaultdict(list)
     for game in games:
-        by_opponent[game["opponent"]].append(game)
-    scalars: dict[str, float] = {}
-    for prefix, group in [("game", games)] + [(f"game_vs_{k}", v) for k, v in by_opponent.items()]:
-        scalars |= {
-            f"{prefix}/points_per_game": np.mean([g["points"] for g in group]),
-            f"{prefix}/points_per_hand": np.mean([g["points"] / g["hands"] for g in group]),
-            f"{prefix}/opponent_points_per_game": np.mean([g["opponent_points"] for g in group]),
-            f"{prefix}/win_rate": np.mean([g["win"] for g in group]),
-            f"{prefix}/pressures_per_game": np.mean([g["pressures"] for g in group]),
-        }
-    return {k: float(v) for k, v in scalars.items()}
+        for key, value in game_values(game).items():
+            sums[key].append(value)
+    return {key: float(np.mean(values)) for key, values in sums.items()}

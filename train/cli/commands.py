@@ -113,6 +113,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="override a config key, repeatable (e.g. --set ppo.learning_rate=1e-4)",
     )
     tr.add_argument("--resume", action="store_true", help="continue the run from its checkpoint")
+    tr.add_argument(
+        "--backend",
+        choices=("sb3", "rllib"),
+        default="sb3",
+        help="sb3: MaskablePPO by self-play (default); rllib: Ray RLlib's PPO against the "
+        "scripted opponents (pip install 'crates-rl[ray]')",
+    )
+    tr.add_argument(
+        "--address",
+        default=None,
+        help="with --backend rllib: the Ray cluster to train on (default: RAY_ADDRESS's, or a "
+        "local Ray)",
+    )
 
     pl = sub.add_parser("play", help="take a seat in the terminal against agents")
     pl.add_argument("--seat", type=int, default=0, help="your seat (default: 0)")
@@ -186,8 +199,15 @@ def run_train(args: argparse.Namespace) -> int:
 
     path = args.config or installed_file(DEFAULT_CONFIG, "the default config", "give --config")
     config = load_config(path, args.set)
+    if args.address is not None and args.backend != "rllib":
+        raise ValueError("--address is for --backend rllib (a Ray cluster)")
     print(f"training run {config.run_dir} ({config.total_steps:,} steps, {config.num_envs} games)")
-    checkpoint = train(config, resume=args.resume)
+    if args.backend == "rllib":
+        from train.rllib import train_rllib
+
+        checkpoint = train_rllib(config, resume=args.resume, address=args.address)
+    else:
+        checkpoint = train(config, resume=args.resume)
     print(f"checkpoint: {checkpoint}")
     print(final_table(config, checkpoint))
     return 0

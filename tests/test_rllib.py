@@ -1,0 +1,129 @@
+"""crates train --backend rllib: RLlib's PPO on the AEC env with a masked learner module and our
+scripted agents as opponents; checkpoints resume; the learner's module plays in crates eval.
+RLlib is the optional extra `ray`, installed by the README's test command."""
+
+import json
+
+import numpy as np
+import pytest
+
+from agents import Table, make_agent
+from crates_env.env import raw_env
+from train.cli import main
+from train.config import load_config
+from train.rllib import check_supported, rollout_size, seating
+
+from .test_cli_errors import fails
+
+TINY = [
+    "--backend",
+    "rllib",
+    "--set",
+    'warm_start.teacher=""',
+    "--set",
+    "num_envs=2",
+    "--set",
+    "ppo.n_steps=40",
+    "--set",
+    "ppo.batch_size=64",
+    "--set",
+    "ppo.n_epochs=1",
+    "--set",
+    "checkpoint_every=100",
+    "--set",
+    "eval.final_deals=1",
+    "--set",
+    "eval.baselines=[random]",
+    "--set",
+    "rules={deal_schedule: [2, 1]}",
+    "--set",
+    "opponents.scripted={random: 1.0, heuristic: 1.0}",
+    "--set",
+    "progress_bar=false",
+]
+
+
+def _scalars(run):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    scalars = {}
+    for events in sorted((run / "tb" / "rllib").glob("events.out.tfevents.*")):
+        accumulator = EventAccumulator(str(events))
+        accumulator.Reload()
+        for tag in accumulator.Tags()["scalars"]:
+            scalars.setdefault(tag, []).extend(e.step for e in accumulator.Scalars(tag))
+    return scalars
+
+
+def test_rllib_trains_resumes_and_its_policy_plays_in_eval(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    where = ["--set", f"runs_dir={tmp_path}", "--set", "run_name=rl"]
+    # An illegal move would stop the run: the environment refuses it with a ValueError.
+    assert main(["train", *TINY, *where, "--set", "total_steps=150"]) == 0
+    run = tmp_path / "rl"
+    first = json.loads((run / "rllib_state.json").read_text())["steps"]
+    assert first >= 150
+    assert "rl/rllib_policy - random" in capsys.readouterr().out  # the final table played it
+    scalars = _scalars(run)
+    for name in ("win_rate", "points_per_game", "pressures_per_game"):
+        assert f"game/{name}" in scalars and f"game_vs_heuristic/{name}" in scalars
+    assert "train/steps_per_second" in scalars
+    # --resume continues the algorithm and the step count from the checkpoint
+    assert main(["train", *TINY, *where, "--set", "total_steps=300", "--resume"]) == 0
+    assert json.loads((run / "rllib_state.json").read_text())["steps"] >= 300
+    resumed = _scalars(run)["train/steps_per_second"][len(scalars["train/steps_per_second"]) :]
+    assert resumed and min(resumed) > first  # the curves go on from the checkpoint's step
+    # a fresh start over an RLlib run is refused
+    capsys.readouterr()
+    assert "already has an RLlib checkpoint" in fails(["train", *TINY, *where], capsys)
+
+    # The learner's module is an agent: only legal moves, from any position
+    env = raw_env(deal_schedule=[2, 1])
+    agent = make_agent(str(run / "rllib_policy"), Table.from_env(env))
+    rng = np.random.default_rng(0)
+    env.reset(seed=3)
+    while not env.game.game_over:
+        obs = env.observe(env.agent_selection)
+        action = agent.act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][action]
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(action if rng.random() < 0.5 else int(rng.choice(legal)))
+
+
+def test_the_settings_rllib_does_not_train_yet_are_refused_by_name(capsys):
+    err = fails(["train", "--backend", "rllib"], capsys)  # the default config warm-starts
+    assert "does not train with warm_start.teacher=heuristic yet" in err
+    assert '--set warm_start.teacher=""' in err
+    config = load_config(None, ["reward_transform=symlog", 'warm_start.teacher=""'])
+    with pytest.raises(
+        ValueError, match="reward_transform=symlog yet: --set reward_transform=none"
+    ):
+        check_supported(config)
+    search = ["reward_transform=none", 'warm_start.teacher=""', "opponents.scripted={search: 1}"]
+    config = load_config(None, search)
+    with pytest.raises(ValueError, match="no search opponent"):
+        check_supported(config)
+    assert "--address is for --backend rllib" in fails(["train", "--address", "x:1"], capsys)
+
+
+def test_seating_is_fixed_by_the_episode_and_follows_the_weights():
+    config = load_config(None, ["opponents.scripted={random: 3.0, greedy: 1.0}"])
+    seats, opponent = seating("abc", config)
+    assert seating("abc", config) == (seats, opponent)
+    assert len(seats) == 2 and (min(seats) + 2) in seats  # a partnership: the learner's side
+    drawn = [seating(str(i), config)[1] for i in range(2000)]
+    assert 0.70 < drawn.count("random") / len(drawn) < 0.80
+    three = load_config(None, ["num_players=3"])
+    assert all(len(seating(str(i), three)[0]) == 1 for i in range(20))
+    # about n_steps * num_envs learner decisions a rollout: its side plays 2 of 4 seats
+    assert rollout_size(load_config(None, ["ppo.n_steps=10", "num_envs=4"])) == 80
+
+
+def test_a_folder_that_is_not_an_rllib_module_is_refused(tmp_path):
+    from agents.rllib import RLlibPolicyAgent
+
+    table = Table.from_env(raw_env())
+    with pytest.raises(ValueError, match="not a folder holding a saved RLlib module"):
+        RLlibPolicyAgent(tmp_path, table)
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent(str(tmp_path), table)

@@ -1,0 +1,249 @@
+"""Training on Ray RLlib (``crates train --backend rllib``): the same YAML config, RLlib's PPO on
+the AEC environment through RLlib's ``PettingZooEnv``.
+
+- The learner's side (one seat, and its partner's in a partnership game) plays one shared,
+  trained module; the other seats play a scripted opponent drawn per game from
+  ``opponents.scripted`` by its weight. Who sits where follows from the game's episode id, so the
+  callback that logs a finished game knows the learner's side without asking.
+- The learner's module reads our observation dict as it is (``observation`` and
+  ``action_mask``) and masks the illegal actions' logits, so it never takes one; scripted modules
+  call our agents on the same dicts.
+- TensorBoard gets the SB3 path's names (``game/...``, ``game_vs_<opponent>/...``,
+  ``train/steps_per_second``) in ``<run_dir>/tb``; ``<run_dir>/rllib`` holds the algorithm's
+  checkpoint (``--resume`` continues it), ``<run_dir>/rllib_policy`` the learner's module alone.
+- Steps count the learner's decisions, as SB3's timesteps do.
+
+Not here yet (refused by name): the warm start, frozen snapshots as opponents, pressure shaping,
+the reward transform and the privileged critic.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from crates_env.env import raw_env
+from train.config import TrainConfig
+from train.metrics import game_scalars, game_summary
+
+LEARNER = "learner"
+ENV_NAME = "crates_aec"
+ALGORITHM = "rllib"  # the run folder's checkpoint of the whole algorithm
+POLICY = "rllib_policy"  # the learner's module alone
+STATE = "rllib_state.json"
+GAMES = "crates_games"  # the env runners' finished games (game_summary), a round's worth
+
+
+def check_supported(config: TrainConfig) -> None:
+    """ValueError naming each setting this backend does not play yet, before anything starts."""
+    unsupported = {
+        "warm_start.teacher": (config.warm_start.teacher, ""),
+        "opponents.snapshot_weight": (config.opponents.snapshot_weight, 0.0),
+        "pressure_shaping": (config.pressure_shaping, False),
+        "reward_transform": (config.reward_transform, "none"),
+        "privileged_critic": (config.privileged_critic, False),
+    }
+    wrong = {key: (value, ok) for key, (value, ok) in unsupported.items() if value != ok}
+    if wrong:
+        now = ", ".join(f"{key}={_yaml(value)}" for key, (value, _) in wrong.items())
+        fixes = " ".join(f"--set {key}={_yaml(ok)}" for key, (_, ok) in wrong.items())
+        raise ValueError(
+            f"the rllib backend does not train with {now} yet: {fixes}, or train with the "
+            "sb3 backend"
+        )
+    if "search" in config.opponents.scripted:
+        raise ValueError("the rllib backend has no search opponent (it looks ahead in the game)")
+
+
+def _yaml(value: Any) -> str:
+    """A setting's value as ``--set`` takes it."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return '""' if value == "" else str(value)
+
+
+# ---------------------------------------------------------------------- who sits where
+def seating(episode_id: str, config: TrainConfig) -> tuple[set[int], str]:
+    """The learner's seats and the scripted opponent in the game of ``episode_id``."""
+    rules = config.ruleset()
+    draw = np.random.default_rng(zlib.crc32(str(episode_id).encode()))
+    seat = int(draw.integers(rules.num_players))
+    seats = {seat, (seat + 2) % rules.num_players} if rules.partnerships else {seat}
+    names = list(config.opponents.scripted)
+    weights = np.array([config.opponents.scripted[n] for n in names], dtype=float)
+    return seats, names[int(draw.choice(len(names), p=weights / weights.sum()))]
+
+
+def _seat(agent_id: str) -> int:
+    return int(agent_id.rsplit("_", 1)[1])
+
+
+def _game_callback(config: TrainConfig):
+    """An RLlib callback class that logs every finished game (``game_summary``)."""
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+
+    class GameStats(RLlibCallback):
+        def on_episode_end(self, *, episode, env=None, env_index=None, metrics_logger=None, **kw):
+            g = env.unwrapped.envs[env_index].unwrapped.env.game
+            seats, opponent = seating(episode.id_, config)
+            side = g.rules.team_of(min(seats))
+            game = game_summary(
+                opponent,
+                side,
+                g.scores,
+                g.winners(),
+                len(g.results),
+                sum(r.pressures[side] for r in g.results),
+            )
+            metrics_logger.log_value(GAMES, game, reduce="item_series")  # a round's games
+
+    return GameStats
+
+
+# ---------------------------------------------------------------------- the algorithm
+def ppo_config(config: TrainConfig):
+    """RLlib's PPOConfig for the run: the table, the modules and the mapping of seats to them,
+    and the YAML's PPO settings under RLlib's names."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.tune.registry import register_env
+
+    register_env(ENV_NAME, lambda env_config: PettingZooEnv(raw_env(**env_config)))
+    env_kwargs = config.env_kwargs()
+    probe = raw_env(**env_kwargs)
+    spaces = {
+        "observation_space": probe.observation_space(probe.possible_agents[0]),
+        "action_space": probe.action_space(probe.possible_agents[0]),
+    }
+    from agents.rllib import MaskedPPOModule, ScriptedModule
+
+    specs = {
+        LEARNER: RLModuleSpec(
+            module_class=MaskedPPOModule,
+            model_config={"fcnet_hiddens": list(config.net_arch), "fcnet_activation": "tanh"},
+            **spaces,
+        )
+    }
+    for name in config.opponents.scripted:
+        specs[name] = RLModuleSpec(
+            module_class=ScriptedModule,
+            model_config={"agent": name, "env_kwargs": env_kwargs},
+            **spaces,
+        )
+
+    def to_module(agent_id, episode, **kwargs):
+        seats, opponent = seating(episode.id_, config)
+        return LEARNER if _seat(agent_id) in seats else opponent
+
+    ppo = config.ppo
+    return (
+        PPOConfig()
+        .environment(ENV_NAME, env_config=env_kwargs, disable_env_checking=True)
+        .env_runners(num_env_runners=config.workers, num_envs_per_env_runner=config.num_envs)
+        .multi_agent(policies=set(specs), policy_mapping_fn=to_module, policies_to_train=[LEARNER])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .training(
+            lr=ppo.learning_rate,
+            gamma=ppo.gamma,
+            lambda_=ppo.gae_lambda,
+            clip_param=ppo.clip_range,
+            entropy_coeff=ppo.ent_coef,
+            vf_loss_coeff=ppo.vf_coef,
+            grad_clip=ppo.max_grad_norm,
+            num_epochs=ppo.n_epochs,
+            minibatch_size=ppo.batch_size,
+            train_batch_size_per_learner=rollout_size(config),
+        )
+        .callbacks(_game_callback(config))
+        .debugging(seed=config.seed)
+    )
+
+
+def rollout_size(config: TrainConfig) -> int:
+    """RLlib's batch counts every seat's moves; the learner makes its share of them, so this
+    gives it about ``ppo.n_steps * num_envs`` decisions a rollout, as SB3's rollouts hold."""
+    rules = config.ruleset()
+    share = (2 if rules.partnerships else 1) / rules.num_players
+    return math.ceil(config.ppo.n_steps * config.num_envs / share)
+
+
+# ---------------------------------------------------------------------- the run
+def train_rllib(config: TrainConfig, resume: bool = False, address: str | None = None) -> Path:
+    """Train (or resume) the run on RLlib; return the folder of the learner's module."""
+    check_supported(config)
+    try:
+        import ray
+    except ImportError:
+        raise ValueError(
+            "--backend rllib needs Ray RLlib, an optional extra: pip install 'crates-rl[ray]'"
+        ) from None
+    run_dir = config.run_dir
+    state_path = run_dir / STATE
+    if resume and not (run_dir / ALGORITHM).is_dir():
+        raise ValueError(f"no RLlib checkpoint at {run_dir / ALGORITHM} to resume from")
+    if not resume and (run_dir / ALGORITHM).exists():
+        raise ValueError(
+            f"run {run_dir} already has an RLlib checkpoint: resume it with --resume or pick "
+            "another run_name"
+        )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    try:
+        algo = ppo_config(config).build_algo()
+        state = {"steps": 0}
+        if resume:
+            algo.restore_from_path(str((run_dir / ALGORITHM).resolve()))
+            state = json.loads(state_path.read_text())
+        return _loop(config, algo, state)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _loop(config: TrainConfig, algo, state: dict) -> Path:
+    from torch.utils.tensorboard import SummaryWriter
+
+    run_dir = config.run_dir
+    writer = SummaryWriter(str(run_dir / "tb" / "rllib"))
+    last_checkpoint = state["steps"]
+    try:
+        while state["steps"] < config.total_steps:
+            start = time.perf_counter()
+            result = algo.train()
+            runners = result["env_runners"]
+            learned = int(runners["num_module_steps_sampled"].get(LEARNER, 0))
+            state["steps"] += learned
+            step = state["steps"]
+            scalars = game_scalars(runners.get(GAMES) or [])
+            scalars["train/steps_per_second"] = learned / (time.perf_counter() - start)
+            for key, value in scalars.items():
+                writer.add_scalar(key, value, step)
+            if step - last_checkpoint >= config.checkpoint_every or step >= config.total_steps:
+                _save(algo, run_dir, state)
+                last_checkpoint = step
+    finally:
+        writer.close()
+        algo.stop()
+    return run_dir / POLICY
+
+
+def _save(algo, run_dir: Path, state: dict) -> None:
+    """The algorithm (to resume), the learner's module (to play), then the step count: a run
+    interrupted mid-save resumes from the previous checkpoint's count."""
+    algo.save_to_path(str((run_dir / ALGORITHM).resolve()))
+    module = algo.get_module(LEARNER)
+    module.save_to_path(str((run_dir / POLICY).resolve()))
+    tmp = run_dir / (STATE + ".tmp")
+    tmp.write_text(json.dumps(state))
+    os.replace(tmp, run_dir / STATE)
