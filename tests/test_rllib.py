@@ -33,6 +33,10 @@ TINY = [
     "--set",
     "eval.final_deals=1",
     "--set",
+    "eval.every=100",
+    "--set",
+    "eval.deals=1",
+    "--set",
     "eval.baselines=[random]",
     "--set",
     "rules={deal_schedule: [2, 1]}",
@@ -68,6 +72,7 @@ def test_rllib_trains_resumes_and_its_policy_plays_in_eval(tmp_path, monkeypatch
     for name in ("win_rate", "points_per_game", "pressures_per_game"):
         assert f"game/{name}" in scalars and f"game_vs_heuristic/{name}" in scalars
     assert "train/steps_per_second" in scalars
+    assert "eval/vs_random/win_rate" in scalars  # the checks against the baselines, as SB3's
     # --resume continues the algorithm and the step count from the checkpoint
     assert main(["train", *TINY, *where, "--set", "total_steps=300", "--resume"]) == 0
     assert json.loads((run / "rllib_state.json").read_text())["steps"] >= 300

@@ -32,6 +32,7 @@ import numpy as np
 from crates_env.env import raw_env
 from train.config import TrainConfig
 from train.metrics import game_scalars, game_summary
+from train.ppo import evaluate_against_baselines
 
 LEARNER = "learner"
 ENV_NAME = "crates_aec"
@@ -217,6 +218,7 @@ def _loop(config: TrainConfig, algo, state: dict) -> Path:
     run_dir = config.run_dir
     writer = SummaryWriter(str(run_dir / "tb" / "rllib"))
     last_checkpoint = state["steps"]
+    state.setdefault("last_eval", 0)
     try:
         while state["steps"] < config.total_steps:
             start = time.perf_counter()
@@ -229,13 +231,33 @@ def _loop(config: TrainConfig, algo, state: dict) -> Path:
             scalars["train/steps_per_second"] = learned / (time.perf_counter() - start)
             for key, value in scalars.items():
                 writer.add_scalar(key, value, step)
-            if step - last_checkpoint >= config.checkpoint_every or step >= config.total_steps:
+            due = step - state["last_eval"] >= config.eval.every
+            if due:
+                state["last_eval"] = step
+            if due or step - last_checkpoint >= config.checkpoint_every:
                 _save(algo, run_dir, state)
                 last_checkpoint = step
+            if due:  # the SB3 path's checks against the baselines, on the module just saved
+                evaluate_against_baselines(
+                    config, run_dir / POLICY, config.eval.deals, _Scalars(writer, step)
+                )
+        if last_checkpoint < state["steps"]:
+            _save(algo, run_dir, state)
     finally:
         writer.close()
         algo.stop()
     return run_dir / POLICY
+
+
+class _Scalars:
+    """TensorBoard at one step, with the ``record`` that ``evaluate_against_baselines`` calls
+    on SB3's logger."""
+
+    def __init__(self, writer, step: int) -> None:
+        self.writer, self.step = writer, step
+
+    def record(self, key: str, value: float) -> None:
+        self.writer.add_scalar(key, value, self.step)
 
 
 def _save(algo, run_dir: Path, state: dict) -> None:
