@@ -41,7 +41,13 @@ TINY = [
     "--set",
     "rules={deal_schedule: [2, 1]}",
     "--set",
-    "opponents.scripted={random: 1.0, heuristic: 1.0}",
+    "opponents.scripted={heuristic: 1.0}",
+    "--set",
+    "opponents.snapshot_weight=100.0",  # once there is one, nearly every game
+    "--set",
+    "opponents.snapshot_every=60",
+    "--set",
+    "opponents.max_snapshots=2",
     "--set",
     "progress_bar=false",
 ]
@@ -65,17 +71,24 @@ def test_rllib_trains_resumes_and_its_policy_plays_in_eval(tmp_path, monkeypatch
     # An illegal move would stop the run: the environment refuses it with a ValueError.
     assert main(["train", *TINY, *where, "--set", "total_steps=150"]) == 0
     run = tmp_path / "rl"
-    first = json.loads((run / "rllib_state.json").read_text())["steps"]
+    state = json.loads((run / "rllib_state.json").read_text())
+    first = state["steps"]
     assert first >= 150
+    assert 1 <= len(state["snapshots"]) <= 2  # frozen copies of the learner, the oldest gone
     assert "rl/rllib_policy - random" in capsys.readouterr().out  # the final table played it
     scalars = _scalars(run)
     for name in ("win_rate", "points_per_game", "pressures_per_game"):
         assert f"game/{name}" in scalars and f"game_vs_heuristic/{name}" in scalars
+    assert "game_vs_snapshot/win_rate" in scalars  # the snapshots sat at the table
     assert "train/steps_per_second" in scalars
     assert "eval/vs_random/win_rate" in scalars  # the checks against the baselines, as SB3's
-    # --resume continues the algorithm and the step count from the checkpoint
+    # --resume continues the algorithm, its snapshots and the step count from the checkpoint
     assert main(["train", *TINY, *where, "--set", "total_steps=300", "--resume"]) == 0
-    assert json.loads((run / "rllib_state.json").read_text())["steps"] >= 300
+    resumed_state = json.loads((run / "rllib_state.json").read_text())
+    assert resumed_state["steps"] >= 300
+    assert (
+        state["snapshots"][-1] in resumed_state["snapshots"] or len(resumed_state["snapshots"]) == 2
+    )
     resumed = _scalars(run)["train/steps_per_second"][len(scalars["train/steps_per_second"]) :]
     assert resumed and min(resumed) > first  # the curves go on from the checkpoint's step
     # a fresh start over an RLlib run is refused

@@ -2,9 +2,9 @@
 the AEC environment through RLlib's ``PettingZooEnv``.
 
 - The learner's side (one seat, and its partner's in a partnership game) plays one shared,
-  trained module; the other seats play a scripted opponent drawn per game from
-  ``opponents.scripted`` by its weight. Who sits where follows from the game's episode id, so the
-  callback that logs a finished game knows the learner's side without asking.
+  trained module; the other seats play an opponent drawn per game as the SB3 path draws them
+  (``train.selfplay.opponent_odds``): a scripted agent by its weight or a frozen snapshot of the
+  learner (its own module). Who sits where follows from the game's episode id.
 - The learner's module reads our observation dict as it is (``observation`` and
   ``action_mask``) and masks the illegal actions' logits, so it never takes one; scripted modules
   call our agents on the same dicts.
@@ -13,8 +13,8 @@ the AEC environment through RLlib's ``PettingZooEnv``.
   checkpoint (``--resume`` continues it), ``<run_dir>/rllib_policy`` the learner's module alone.
 - Steps count the learner's decisions, as SB3's timesteps do.
 
-Not here yet (refused by name): the warm start, frozen snapshots as opponents, pressure shaping,
-the reward transform and the privileged critic.
+Not here yet (refused by name): the warm start, pressure shaping, the reward transform and the
+privileged critic.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import math
 import os
 import time
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,22 +32,24 @@ import numpy as np
 
 from crates_env.env import raw_env
 from train.config import TrainConfig
-from train.metrics import game_scalars, game_summary
+from train.metrics import game_summary, game_values
 from train.ppo import evaluate_against_baselines
+from train.selfplay import opponent_odds
 
 LEARNER = "learner"
 ENV_NAME = "crates_aec"
 ALGORITHM = "rllib"  # the run folder's checkpoint of the whole algorithm
 POLICY = "rllib_policy"  # the learner's module alone
 STATE = "rllib_state.json"
-GAMES = "crates_games"  # the env runners' finished games (game_summary), a round's worth
+SNAPSHOT = "snapshot_"  # frozen copies of the learner: snapshot_<step>
+# a round's finished games (train.metrics.game_values): each scalar's sum and count
+GAME_SUMS, GAME_COUNTS = "crates_game_sums", "crates_game_counts"
 
 
 def check_supported(config: TrainConfig) -> None:
     """ValueError naming each setting this backend does not play yet, before anything starts."""
     unsupported = {
         "warm_start.teacher": (config.warm_start.teacher, ""),
-        "opponents.snapshot_weight": (config.opponents.snapshot_weight, 0.0),
         "pressure_shaping": (config.pressure_shaping, False),
         "reward_transform": (config.reward_transform, "none"),
         "privileged_critic": (config.privileged_critic, False),
@@ -71,39 +74,58 @@ def _yaml(value: Any) -> str:
 
 
 # ---------------------------------------------------------------------- who sits where
-def seating(episode_id: str, config: TrainConfig) -> tuple[set[int], str]:
-    """The learner's seats and the scripted opponent in the game of ``episode_id``."""
+def seating(
+    episode_id: str, config: TrainConfig, snapshots: Sequence[str] = ()
+) -> tuple[set[int], str]:
+    """The learner's seats and the opponent (a scripted agent's name, or one of the frozen
+    ``snapshots``' modules) in the game of ``episode_id``."""
     rules = config.ruleset()
     draw = np.random.default_rng(zlib.crc32(str(episode_id).encode()))
     seat = int(draw.integers(rules.num_players))
     seats = {seat, (seat + 2) % rules.num_players} if rules.partnerships else {seat}
-    names = list(config.opponents.scripted)
-    weights = np.array([config.opponents.scripted[n] for n in names], dtype=float)
-    return seats, names[int(draw.choice(len(names), p=weights / weights.sum()))]
+    opponents = config.opponents
+    names, p = opponent_odds(opponents.scripted, opponents.snapshot_weight, snapshots)
+    return seats, names[int(draw.choice(len(names), p=p))]
+
+
+def _mapping(config: TrainConfig, snapshots: Sequence[str]):
+    """RLlib's agent-to-module mapping for the games to come (``seating``)."""
+    snapshots = tuple(snapshots)
+
+    def to_module(agent_id, episode, **kwargs):
+        seats, opponent = seating(episode.id_, config, snapshots)
+        return LEARNER if _seat(agent_id) in seats else opponent
+
+    return to_module
 
 
 def _seat(agent_id: str) -> int:
     return int(agent_id.rsplit("_", 1)[1])
 
 
-def _game_callback(config: TrainConfig):
-    """An RLlib callback class that logs every finished game (``game_summary``)."""
+def _game_callback():
+    """An RLlib callback class that logs every finished game (``game_summary``), reading who
+    played which seat from the episode."""
     from ray.rllib.callbacks.callbacks import RLlibCallback
 
     class GameStats(RLlibCallback):
         def on_episode_end(self, *, episode, env=None, env_index=None, metrics_logger=None, **kw):
             g = env.unwrapped.envs[env_index].unwrapped.env.game
-            seats, opponent = seating(episode.id_, config)
-            side = g.rules.team_of(min(seats))
+            modules = {_seat(agent): episode.module_for(agent) for agent in episode.agent_ids}
+            side = g.rules.team_of(min(s for s, m in modules.items() if m == LEARNER))
+            opponent = next(m for m in modules.values() if m != LEARNER)
             game = game_summary(
-                opponent,
+                "snapshot" if opponent.startswith(SNAPSHOT) else opponent,
                 side,
                 g.scores,
                 g.winners(),
                 len(g.results),
                 sum(r.pressures[side] for r in g.results),
             )
-            metrics_logger.log_value(GAMES, game, reduce="item_series")  # a round's games
+            # sums and counts, which add up exactly over env runners (their means would not)
+            for key, value in game_values(game).items():
+                metrics_logger.log_value((GAME_SUMS, key), value, reduce="sum")
+                metrics_logger.log_value((GAME_COUNTS, key), 1, reduce="sum")
 
     return GameStats
 
@@ -141,16 +163,14 @@ def ppo_config(config: TrainConfig):
             **spaces,
         )
 
-    def to_module(agent_id, episode, **kwargs):
-        seats, opponent = seating(episode.id_, config)
-        return LEARNER if _seat(agent_id) in seats else opponent
-
     ppo = config.ppo
     return (
         PPOConfig()
         .environment(ENV_NAME, env_config=env_kwargs, disable_env_checking=True)
         .env_runners(num_env_runners=config.workers, num_envs_per_env_runner=config.num_envs)
-        .multi_agent(policies=set(specs), policy_mapping_fn=to_module, policies_to_train=[LEARNER])
+        .multi_agent(
+            policies=set(specs), policy_mapping_fn=_mapping(config, ()), policies_to_train=[LEARNER]
+        )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
         .training(
             lr=ppo.learning_rate,
@@ -164,7 +184,7 @@ def ppo_config(config: TrainConfig):
             minibatch_size=ppo.batch_size,
             train_batch_size_per_learner=rollout_size(config),
         )
-        .callbacks(_game_callback(config))
+        .callbacks(_game_callback())
         .debugging(seed=config.seed)
     )
 
@@ -202,10 +222,12 @@ def train_rllib(config: TrainConfig, resume: bool = False, address: str | None =
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     try:
         algo = ppo_config(config).build_algo()
-        state = {"steps": 0}
+        state = {"steps": 0, "last_eval": 0, "last_snapshot": 0, "snapshots": []}
         if resume:
-            algo.restore_from_path(str((run_dir / ALGORITHM).resolve()))
             state = json.loads(state_path.read_text())
+            for name in state["snapshots"]:  # their modules first, then every module's weights
+                _add_module(algo, config, name, state["snapshots"])
+            algo.restore_from_path(str((run_dir / ALGORITHM).resolve()))
         return _loop(config, algo, state)
     finally:
         if started:
@@ -218,19 +240,21 @@ def _loop(config: TrainConfig, algo, state: dict) -> Path:
     run_dir = config.run_dir
     writer = SummaryWriter(str(run_dir / "tb" / "rllib"))
     last_checkpoint = state["steps"]
-    state.setdefault("last_eval", 0)
     try:
         while state["steps"] < config.total_steps:
             start = time.perf_counter()
             result = algo.train()
-            runners = result["env_runners"]
-            learned = int(runners["num_module_steps_sampled"].get(LEARNER, 0))
+            runners = result.get("env_runners", {})  # none when a round's sampling timed out
+            learned = int(runners.get("num_module_steps_sampled", {}).get(LEARNER, 0))
             state["steps"] += learned
             step = state["steps"]
-            scalars = game_scalars(runners.get(GAMES) or [])
+            sums, counts = runners.get(GAME_SUMS, {}), runners.get(GAME_COUNTS, {})
+            scalars = {key: sums[key] / counts[key] for key in sums if counts.get(key)}
             scalars["train/steps_per_second"] = learned / (time.perf_counter() - start)
             for key, value in scalars.items():
                 writer.add_scalar(key, value, step)
+            if _snapshot_due(config, state):
+                _snapshot(algo, config, state)
             due = step - state["last_eval"] >= config.eval.every
             if due:
                 state["last_eval"] = step
@@ -247,6 +271,44 @@ def _loop(config: TrainConfig, algo, state: dict) -> Path:
         writer.close()
         algo.stop()
     return run_dir / POLICY
+
+
+def _add_module(algo, config: TrainConfig, name: str, snapshots: Sequence[str]) -> None:
+    """A frozen copy of the learner's module named ``name``, with the mapping of
+    ``snapshots``."""
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    algo.add_module(
+        module_id=name,
+        module_spec=RLModuleSpec.from_module(algo.get_module(LEARNER)),
+        new_agent_to_module_mapping_fn=_mapping(config, snapshots),
+        new_should_module_be_updated=[LEARNER],
+    )
+
+
+def _snapshot_due(config: TrainConfig, state: dict) -> bool:
+    opponents = config.opponents
+    return bool(opponents.snapshot_weight) and (
+        state["steps"] - state["last_snapshot"] >= opponents.snapshot_every
+    )
+
+
+def _snapshot(algo, config: TrainConfig, state: dict) -> None:
+    """Freeze the learner as a new opponent module (the learner's weights now, on the learner
+    and every env runner); the oldest past ``max_snapshots`` leaves."""
+    name = f"{SNAPSHOT}{state['steps']}"
+    snapshots = [*state["snapshots"], name]
+    _add_module(algo, config, name, snapshots)
+    weights = algo.get_module(LEARNER).get_state()
+    algo.set_state({"learner_group": {"learner": {"rl_module": {name: weights}}}})
+    keep = snapshots[-config.opponents.max_snapshots :]
+    for gone in snapshots[: -config.opponents.max_snapshots]:
+        algo.remove_module(
+            gone,
+            new_agent_to_module_mapping_fn=_mapping(config, keep),
+            new_should_module_be_updated=[LEARNER],
+        )
+    state["snapshots"], state["last_snapshot"] = keep, state["steps"]
 
 
 class _Scalars:

@@ -59,6 +59,20 @@ class LearnerSpec:
         return reward
 
 
+def opponent_odds(
+    scripted: dict[str, float], snapshot_weight: float, snapshots: Sequence[str]
+) -> tuple[list[str], np.ndarray]:
+    """The opponents a new game may draw and the probability of each: the scripted agents by
+    their weights, the snapshots sharing ``snapshot_weight`` equally (on either backend)."""
+    names = list(scripted)
+    weights = [scripted[n] for n in names]
+    if snapshots and snapshot_weight > 0:
+        names += list(snapshots)
+        weights += [snapshot_weight / len(snapshots)] * len(snapshots)
+    p = np.asarray(weights, dtype=float)
+    return names, p / p.sum()
+
+
 class OpponentPool:
     """Scripted agents and frozen policy snapshots (worker side)."""
 
@@ -78,14 +92,9 @@ class OpponentPool:
 
     def draw(self) -> str:
         """An opponent for a new game: a scripted name or ``"snapshot:<i>"``."""
-        names = list(self.spec.scripted)
-        weights = [self.spec.scripted[n] for n in names]
-        if self.snapshots and self.spec.snapshot_weight > 0:
-            share = self.spec.snapshot_weight / len(self.snapshots)
-            names += [f"snapshot:{i}" for i in range(len(self.snapshots))]
-            weights += [share] * len(self.snapshots)
-        p = np.asarray(weights, dtype=float)
-        return names[int(self.rng.choice(len(names), p=p / p.sum()))]
+        snapshots = [f"snapshot:{i}" for i in range(len(self.snapshots))]
+        names, p = opponent_odds(self.spec.scripted, self.spec.snapshot_weight, snapshots)
+        return names[int(self.rng.choice(len(names), p=p))]
 
     def act_batch(self, who: str, agents: list[Any], obs: np.ndarray, masks: np.ndarray, envs=None):
         """Actions for a group of pending moves by the same opponent (``envs``: their games,
