@@ -69,6 +69,14 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
             _, batch = self._split(batch)
         return super().compute_values(batch, embeddings)
 
+    def heads(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Action logits (unmasked) and state values of observation vectors: what the warm
+        start fits to a teacher's moves and returns (``train.imitation.clone``)."""
+        batch = {Columns.OBS: observations}
+        out = DefaultPPOTorchRLModule._forward_train(self, batch)
+        values = DefaultPPOTorchRLModule.compute_values(self, batch, out[Columns.EMBEDDINGS])
+        return out[Columns.ACTION_DIST_INPUTS], values
+
 
 class ScriptedModule(RLModule):
     """The scripted agent ``model_config["agent"]`` on the table of

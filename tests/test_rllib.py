@@ -19,7 +19,9 @@ TINY = [
     "--backend",
     "rllib",
     "--set",
-    'warm_start.teacher=""',
+    "warm_start.teacher=heuristic",
+    "--set",
+    "warm_start.games=3",
     "--set",
     "num_envs=2",
     "--set",
@@ -75,6 +77,7 @@ def test_rllib_trains_resumes_and_its_policy_plays_in_eval(tmp_path, monkeypatch
     first = state["steps"]
     assert first >= 150
     assert 1 <= len(state["snapshots"]) <= 2  # frozen copies of the learner, the oldest gone
+    assert state["warm_start"]["teacher"] == "heuristic" and state["warm_start"]["samples"] > 0
     assert "rl/rllib_policy - random" in capsys.readouterr().out  # the final table played it
     scalars = _scalars(run)
     for name in ("win_rate", "points_per_game", "pressures_per_game"):
@@ -109,16 +112,14 @@ def test_rllib_trains_resumes_and_its_policy_plays_in_eval(tmp_path, monkeypatch
 
 
 def test_the_settings_rllib_does_not_train_yet_are_refused_by_name(capsys):
-    err = fails(["train", "--backend", "rllib"], capsys)  # the default config warm-starts
-    assert "does not train with warm_start.teacher=heuristic yet" in err
-    assert '--set warm_start.teacher=""' in err
-    config = load_config(None, ["reward_transform=symlog", 'warm_start.teacher=""'])
+    err = fails(["train", "--backend", "rllib", "--set", "pressure_shaping=true"], capsys)
+    assert "does not train with pressure_shaping=true yet: --set pressure_shaping=false" in err
+    config = load_config(None, ["reward_transform=symlog"])
     with pytest.raises(
         ValueError, match="reward_transform=symlog yet: --set reward_transform=none"
     ):
         check_supported(config)
-    search = ["reward_transform=none", 'warm_start.teacher=""', "opponents.scripted={search: 1}"]
-    config = load_config(None, search)
+    config = load_config(None, ["reward_transform=none", "opponents.scripted={search: 1}"])
     with pytest.raises(ValueError, match="no search opponent"):
         check_supported(config)
     assert "--address is for --backend rllib" in fails(["train", "--address", "x:1"], capsys)

@@ -17,6 +17,7 @@ import functools
 import json
 import multiprocessing as mp
 import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -189,15 +190,23 @@ class CloneStats:
     value_loss: float  # last epoch's mean squared error of the critic
 
 
+# (policy, observations) -> (action logits, state values)
+Heads = Callable[[torch.nn.Module, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
+
+
 def clone(
-    policy: MaskableActorCriticPolicy,
+    policy: torch.nn.Module,
     demos: Demonstrations,
     epochs: int,
     batch_size: int,
     learning_rate: float,
     seed: int = 0,
+    heads: Heads | None = None,
 ) -> CloneStats:
-    """Fit the actor to the teacher's moves and the critic to the returns, in place."""
+    """Fit the actor to the teacher's moves and the critic to the returns, in place.
+    ``heads(policy, observations)`` gives the action logits and state values (default: an SB3
+    MaskablePPO policy's; the RLlib backend passes its module's)."""
+    heads = heads or _heads
     x = torch.as_tensor(demos.observations)
     legal = torch.as_tensor(demos.masks)
     y = torch.as_tensor(demos.actions)
@@ -205,13 +214,13 @@ def clone(
     choice = legal.sum(1) > 1  # forced moves teach nothing and would inflate the accuracy
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
-    policy.set_training_mode(True)
+    policy.train(True)
     for _ in range(epochs):
         order = torch.randperm(len(y), generator=generator)
         hits, value_sse = 0, 0.0
         for start in range(0, len(y), batch_size):
             idx = order[start : start + batch_size]
-            logits, values = _heads(policy, x[idx])
+            logits, values = heads(policy, x[idx])
             logits = logits.masked_fill(~legal[idx], -1e9)
             policy_loss = torch.nn.functional.cross_entropy(logits, y[idx])
             value_loss = torch.nn.functional.mse_loss(values, target[idx])
@@ -220,7 +229,7 @@ def clone(
             optimizer.step()
             hits += int(((logits.argmax(1) == y[idx]) & choice[idx]).sum())
             value_sse += value_loss.item() * len(idx)
-    policy.set_training_mode(False)
+    policy.train(False)
     return CloneStats(
         samples=len(y),
         games=demos.games,

@@ -303,7 +303,7 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
                 **vars(config.ppo),
             )
             if config.warm_start.teacher:
-                state["warm_start"] = warm_start(model, config, shaping)
+                state["warm_start"] = warm_start(model.policy, config, shaping)
         state.setdefault("snapshots", [])
         atomic_write(run_dir / "config.json", json.dumps(config.as_dict(), indent=2))
         callbacks = [
@@ -412,8 +412,11 @@ def pressure_shaping(config: TrainConfig, state: dict) -> PressureShaping | None
     return shaping
 
 
-def warm_start(model: MaskablePPO, config: TrainConfig, shaping: PressureShaping | None) -> dict:
-    """Clone the configured teacher into the fresh model; the numbers go to state.json."""
+def warm_start(
+    policy: torch.nn.Module, config: TrainConfig, shaping: PressureShaping | None, heads=None
+) -> dict:
+    """Clone the configured teacher into the fresh policy (``heads``: see ``clone``); the numbers
+    go to the run's state file."""
     ws = config.warm_start
     start = time.perf_counter()
     settings = demo_settings(config)
@@ -432,7 +435,7 @@ def warm_start(model: MaskablePPO, config: TrainConfig, shaping: PressureShaping
         demos = collect(config.env_kwargs(), plan, workers=ws.workers)
         if ws.demos:
             demos.save(Path(ws.demos), settings)
-    stats = clone(model.policy, demos, ws.epochs, ws.batch_size, ws.learning_rate, config.seed)
+    stats = clone(policy, demos, ws.epochs, ws.batch_size, ws.learning_rate, config.seed, heads)
     report = {"teacher": ws.teacher, **vars(stats), "seconds": time.perf_counter() - start}
     print(
         f"warm start: cloned {ws.teacher} from {stats.games} games ({stats.samples} decisions): "

@@ -13,8 +13,8 @@ the AEC environment through RLlib's ``PettingZooEnv``.
   checkpoint (``--resume`` continues it), ``<run_dir>/rllib_policy`` the learner's module alone.
 - Steps count the learner's decisions, as SB3's timesteps do.
 
-Not here yet (refused by name): the warm start, pressure shaping, the reward transform and the
-privileged critic.
+Not here yet (refused by name): pressure shaping, the reward transform and the privileged
+critic.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import numpy as np
 from crates_env.env import raw_env
 from train.config import TrainConfig
 from train.metrics import game_summary, game_values
-from train.ppo import evaluate_against_baselines
+from train.ppo import evaluate_against_baselines, warm_start
 from train.selfplay import opponent_odds
 
 LEARNER = "learner"
@@ -49,7 +49,6 @@ GAME_SUMS, GAME_COUNTS = "crates_game_sums", "crates_game_counts"
 def check_supported(config: TrainConfig) -> None:
     """ValueError naming each setting this backend does not play yet, before anything starts."""
     unsupported = {
-        "warm_start.teacher": (config.warm_start.teacher, ""),
         "pressure_shaping": (config.pressure_shaping, False),
         "reward_transform": (config.reward_transform, "none"),
         "privileged_critic": (config.privileged_critic, False),
@@ -223,6 +222,8 @@ def train_rllib(config: TrainConfig, resume: bool = False, address: str | None =
     try:
         algo = ppo_config(config).build_algo()
         state = {"steps": 0, "last_eval": 0, "last_snapshot": 0, "snapshots": []}
+        if not resume and config.warm_start.teacher:
+            state["warm_start"] = _warm_start(algo, config)
         if resume:
             state = json.loads(state_path.read_text())
             for name in state["snapshots"]:  # their modules first, then every module's weights
@@ -271,6 +272,15 @@ def _loop(config: TrainConfig, algo, state: dict) -> Path:
         writer.close()
         algo.stop()
     return run_dir / POLICY
+
+
+def _warm_start(algo, config: TrainConfig) -> dict:
+    """Clone the configured teacher into the learner's module, as the SB3 path does, then hand
+    the cloned weights to the env runners."""
+    module = algo.get_module(LEARNER)
+    report = warm_start(module, config, None, heads=lambda m, x: m.heads(x))
+    algo.set_state({"learner_group": {"learner": {"rl_module": {LEARNER: module.get_state()}}}})
+    return report
 
 
 def _add_module(algo, config: TrainConfig, name: str, snapshots: Sequence[str]) -> None:
