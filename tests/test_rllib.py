@@ -11,7 +11,7 @@ from agents import Table, make_agent
 from crates_env.env import raw_env
 from train.cli import main
 from train.config import load_config
-from train.rllib import check_supported, rollout_size, seating
+from train.rllib import check_supported, learner_env, rollout_size, seating
 
 from .test_cli_errors import fails
 
@@ -50,6 +50,8 @@ TINY = [
     "opponents.snapshot_every=60",
     "--set",
     "opponents.max_snapshots=2",
+    "--set",
+    "reward_transform=symlog",
     "--set",
     "progress_bar=false",
 ]
@@ -114,12 +116,10 @@ def test_rllib_trains_resumes_and_its_policy_plays_in_eval(tmp_path, monkeypatch
 def test_the_settings_rllib_does_not_train_yet_are_refused_by_name(capsys):
     err = fails(["train", "--backend", "rllib", "--set", "pressure_shaping=true"], capsys)
     assert "does not train with pressure_shaping=true yet: --set pressure_shaping=false" in err
-    config = load_config(None, ["reward_transform=symlog"])
-    with pytest.raises(
-        ValueError, match="reward_transform=symlog yet: --set reward_transform=none"
-    ):
+    config = load_config(None, ["privileged_critic=true"])
+    with pytest.raises(ValueError, match="privileged_critic=true yet: --set privileged_critic"):
         check_supported(config)
-    config = load_config(None, ["reward_transform=none", "opponents.scripted={search: 1}"])
+    config = load_config(None, ["opponents.scripted={search: 1}"])
     with pytest.raises(ValueError, match="no search opponent"):
         check_supported(config)
     assert "--address is for --backend rllib" in fails(["train", "--address", "x:1"], capsys)
@@ -146,3 +146,28 @@ def test_a_folder_that_is_not_an_rllib_module_is_refused(tmp_path):
         RLlibPolicyAgent(tmp_path, table)
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent(str(tmp_path), table)
+
+
+def test_the_reward_transform_applies_to_each_seats_reward_at_its_turn():
+    """The same game through RLlib's view with and without symlog: every reward transformed,
+    and the untransformed ones add up to the game's points (none lost on the way)."""
+    kwargs = {"deal_schedule": [3, 1], "reward_mode": "points", "reward_scale": 1.0}
+    plain, symlog = learner_env(kwargs, "none"), learner_env(kwargs, "symlog")
+    rng = np.random.default_rng(1)
+    obs, _ = plain.reset(seed=4)
+    symlog.reset(seed=4)
+    totals = dict.fromkeys(plain.env.possible_agents, 0.0)
+    done = False
+    while not done:
+        (agent,) = obs
+        action = {agent: int(rng.choice(np.flatnonzero(obs[agent]["action_mask"])))}
+        obs, rewards, terminated, _, _ = plain.step(action)
+        _, transformed, _, _, _ = symlog.step(action)
+        assert transformed == {a: float(np.sign(r) * np.log1p(abs(r))) for a, r in rewards.items()}
+        for a, r in rewards.items():
+            totals[a] += r
+        done = terminated["__all__"]
+    game = plain.env.game
+    assert [totals[a] for a in plain.env.possible_agents] == [
+        -game.scores[game.rules.team_of(s)] for s in range(game.rules.num_players)
+    ]

@@ -13,8 +13,7 @@ the AEC environment through RLlib's ``PettingZooEnv``.
   checkpoint (``--resume`` continues it), ``<run_dir>/rllib_policy`` the learner's module alone.
 - Steps count the learner's decisions, as SB3's timesteps do.
 
-Not here yet (refused by name): pressure shaping, the reward transform and the privileged
-critic.
+Not here yet (refused by name): pressure shaping and the privileged critic.
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ from crates_env.env import raw_env
 from train.config import TrainConfig
 from train.metrics import game_summary, game_values
 from train.ppo import evaluate_against_baselines, warm_start
-from train.selfplay import opponent_odds
+from train.selfplay import LearnerSpec, opponent_odds
 
 LEARNER = "learner"
 ENV_NAME = "crates_aec"
@@ -50,7 +49,6 @@ def check_supported(config: TrainConfig) -> None:
     """ValueError naming each setting this backend does not play yet, before anything starts."""
     unsupported = {
         "pressure_shaping": (config.pressure_shaping, False),
-        "reward_transform": (config.reward_transform, "none"),
         "privileged_critic": (config.privileged_critic, False),
     }
     wrong = {key: (value, ok) for key, (value, ok) in unsupported.items() if value != ok}
@@ -130,16 +128,33 @@ def _game_callback():
 
 
 # ---------------------------------------------------------------------- the algorithm
+def learner_env(env_kwargs: dict[str, Any], reward_transform: str):
+    """RLlib's view of the AEC env (``PettingZooEnv``), each seat's reward at its next turn
+    (everything since its last move, as the SB3 path's learner gets it) passed through the
+    reward transform."""
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    learner = LearnerSpec(reward_transform)
+
+    class LearnerRewards(PettingZooEnv):
+        def step(self, action):
+            obs, rewards, terminated, truncated, infos = super().step(action)
+            rewards = {agent: learner.reward(r) for agent, r in rewards.items()}
+            return obs, rewards, terminated, truncated, infos
+
+    return LearnerRewards(raw_env(**env_kwargs))
+
+
 def ppo_config(config: TrainConfig):
     """RLlib's PPOConfig for the run: the table, the modules and the mapping of seats to them,
     and the YAML's PPO settings under RLlib's names."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
     from ray.tune.registry import register_env
 
-    register_env(ENV_NAME, lambda env_config: PettingZooEnv(raw_env(**env_config)))
+    transform = config.reward_transform
+    register_env(ENV_NAME, lambda env_config: learner_env(env_config, transform))
     env_kwargs = config.env_kwargs()
     probe = raw_env(**env_kwargs)
     spaces = {
