@@ -98,7 +98,7 @@ def test_rllib_trains_resumes_and_its_policy_plays_in_eval(tmp_path, monkeypatch
     assert resumed and min(resumed) > first  # the curves go on from the checkpoint's step
     # a fresh start over an RLlib run is refused
     capsys.readouterr()
-    assert "already has an RLlib checkpoint" in fails(["train", *TINY, *where], capsys)
+    assert "already has a checkpoint (rllib)" in fails(["train", *TINY, *where], capsys)
 
     # The learner's module is an agent: only legal moves, from any position
     env = raw_env(deal_schedule=[2, 1])

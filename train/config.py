@@ -138,6 +138,18 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
+def check_run_folder(checkpoint: Path, resume: bool) -> None:
+    """``--resume`` needs the run's checkpoint (a file or a folder); a fresh run never writes
+    over one."""
+    if resume and not checkpoint.exists():
+        raise ValueError(f"no checkpoint at {checkpoint} to resume from")
+    if not resume and checkpoint.exists():
+        raise ValueError(
+            f"run {checkpoint.parent} already has a checkpoint ({checkpoint.name}): resume it "
+            "with --resume or pick another run_name"
+        )
+
+
 def rules_of(preset: Any, num_players: Any, options: dict[str, Any]) -> Ruleset:
     """``make_ruleset``, refusing a preset or a player count among the options (they have
     keys of their own)."""

@@ -31,7 +31,7 @@ from stable_baselines3.common.logger import HParam
 from agents.networks import PrivilegedCriticPolicy
 from agents.policy import first_line, load_model
 from crates_env.actions import NUM_ACTIONS
-from train.config import TrainConfig
+from train.config import TrainConfig, check_run_folder
 from train.evaluation import EvalConfig, format_report, run, summarize
 from train.imitation import Collection, Demonstrations, clone, collect
 from train.metrics import game_scalars
@@ -267,13 +267,7 @@ def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
 def train(config: TrainConfig, resume: bool = False) -> Path:
     """Train (or resume) the run; return the path of its last checkpoint."""
     run_dir = config.run_dir
-    if resume and not (run_dir / LATEST).is_file():
-        raise ValueError(f"no checkpoint at {run_dir / LATEST} to resume from")
-    if not resume and (run_dir / LATEST).exists():
-        raise ValueError(
-            f"run {run_dir} already has a checkpoint: resume it with --resume or pick another "
-            "run_name"
-        )
+    check_run_folder(run_dir / LATEST, resume)
     run_dir.mkdir(parents=True, exist_ok=True)
     # The cores the game workers leave free go to torch (PPO updates dominate the time).
     torch.set_num_threads(max(1, usable_cores() - config.workers))

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from crates_env.env import raw_env
-from train.config import TrainConfig
+from train.config import TrainConfig, check_run_folder
 from train.metrics import game_summary, game_values
 from train.ppo import evaluate_against_baselines, warm_start
 from train.selfplay import LearnerSpec, opponent_odds
@@ -223,13 +223,7 @@ def train_rllib(config: TrainConfig, resume: bool = False, address: str | None =
         ) from None
     run_dir = config.run_dir
     state_path = run_dir / STATE
-    if resume and not (run_dir / ALGORITHM).is_dir():
-        raise ValueError(f"no RLlib checkpoint at {run_dir / ALGORITHM} to resume from")
-    if not resume and (run_dir / ALGORITHM).exists():
-        raise ValueError(
-            f"run {run_dir} already has an RLlib checkpoint: resume it with --resume or pick "
-            "another run_name"
-        )
+    check_run_folder(run_dir / ALGORITHM, resume)
     run_dir.mkdir(parents=True, exist_ok=True)
     started = not ray.is_initialized()
     if started:
