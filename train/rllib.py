@@ -9,8 +9,10 @@ the AEC environment through RLlib's ``PettingZooEnv``.
   ``action_mask``) and masks the illegal actions' logits, so it never takes one; scripted modules
   call our agents on the same dicts.
 - TensorBoard gets the SB3 path's names (``game/...``, ``game_vs_<opponent>/...``,
-  ``train/steps_per_second``) in ``<run_dir>/tb``; ``<run_dir>/rllib`` holds the algorithm's
-  checkpoint (``--resume`` continues it), ``<run_dir>/rllib_policy`` the learner's module alone.
+  ``eval/vs_<baseline>/...``, ``train/steps_per_second``) in ``<run_dir>/tb/rllib``;
+  ``<run_dir>/rllib`` holds the algorithm's checkpoint (``--resume`` continues it),
+  ``<run_dir>/rllib_policy`` the learner's module alone, an agent for ``crates eval``.
+- The warm start and the reward transform work as on the SB3 path.
 - Steps count the learner's decisions, as SB3's timesteps do.
 
 Not here yet (refused by name): pressure shaping and the privileged critic.
@@ -47,27 +49,20 @@ GAME_SUMS, GAME_COUNTS = "crates_game_sums", "crates_game_counts"
 
 def check_supported(config: TrainConfig) -> None:
     """ValueError naming each setting this backend does not play yet, before anything starts."""
-    unsupported = {
-        "pressure_shaping": (config.pressure_shaping, False),
-        "privileged_critic": (config.privileged_critic, False),
+    switches = {
+        "pressure_shaping": config.pressure_shaping,
+        "privileged_critic": config.privileged_critic,
     }
-    wrong = {key: (value, ok) for key, (value, ok) in unsupported.items() if value != ok}
+    wrong = [key for key, on in switches.items() if on]
     if wrong:
-        now = ", ".join(f"{key}={_yaml(value)}" for key, (value, _) in wrong.items())
-        fixes = " ".join(f"--set {key}={_yaml(ok)}" for key, (_, ok) in wrong.items())
+        now = ", ".join(f"{key}=true" for key in wrong)
+        fixes = " ".join(f"--set {key}=false" for key in wrong)
         raise ValueError(
             f"the rllib backend does not train with {now} yet: {fixes}, or train with the "
             "sb3 backend"
         )
     if "search" in config.opponents.scripted:
         raise ValueError("the rllib backend has no search opponent (it looks ahead in the game)")
-
-
-def _yaml(value: Any) -> str:
-    """A setting's value as ``--set`` takes it."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    return '""' if value == "" else str(value)
 
 
 # ---------------------------------------------------------------------- who sits where
