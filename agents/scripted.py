@@ -25,18 +25,10 @@ from crates_env.cards import (
     rank_of,
     suit_of,
 )
-from crates_env.env import UniformRandom
+from crates_env.env import UniformRandom, legal_actions
 from crates_env.rules import COUNT_PIPS
 
 from .base import BaseAgent, Table
-
-
-def legal_actions(action_mask: np.ndarray) -> np.ndarray:
-    """The legal action ids; an all-zero mask means the agent was asked out of turn."""
-    legal = np.flatnonzero(action_mask)
-    if legal.size == 0:
-        raise ValueError("the action mask allows nothing: this agent is not the one to act")
-    return legal
 
 
 def _split(legal: np.ndarray) -> tuple[list[int], list[int], list[int]]:

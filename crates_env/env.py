@@ -39,6 +39,15 @@ def legal_mask(g: Game) -> np.ndarray:
     return np.frombuffer(mask, dtype=np.int8)
 
 
+def legal_actions(action_mask: np.ndarray) -> np.ndarray:
+    """The legal action ids of a mask; an all-zero mask means the player was asked out of
+    turn."""
+    legal = np.flatnonzero(action_mask)
+    if legal.size == 0:
+        raise ValueError("the action mask allows nothing: this agent is not the one to act")
+    return legal
+
+
 def env(**kwargs) -> AECEnv:
     """The environment wrapped as PettingZoo's classic games are.
 
@@ -380,9 +389,7 @@ class UniformRandom:
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
-            raise ValueError("the action mask allows nothing: this player is not the one to act")
+        legal = legal_actions(action_mask)
         # The same draw as rng.choice(legal), without its overhead (a self-play hot path).
         return int(legal[self.rng.integers(len(legal))])
 
