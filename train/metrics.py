@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from crates_env.game import Game
+
 
 def game_summary(
     opponent: str,
@@ -30,6 +32,18 @@ def game_summary(
         "win": 1 / len(winners) if side in winners else 0.0,
         "pressures": int(pressures),
     }
+
+
+def game_summary_of(g: Game, side: int, opponent: str) -> dict[str, Any]:
+    """``game_summary`` of a finished game of the reference engine."""
+    return game_summary(
+        opponent,
+        side,
+        g.scores,
+        g.winners(),  # the preset's own rule: lowest, highest or last left
+        len(g.results),
+        sum(r.pressures[side] for r in g.results),
+    )
 
 
 def game_values(game: dict[str, Any]) -> dict[str, float]:

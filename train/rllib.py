@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 import zlib
 from collections.abc import Sequence
@@ -32,10 +31,11 @@ from typing import Any
 import numpy as np
 
 from crates_env.env import raw_env
+from crates_env.rules import Ruleset
 from train.config import TrainConfig, check_run_folder
-from train.metrics import game_summary, game_values
-from train.ppo import evaluate_against_baselines, warm_start
-from train.selfplay import LearnerSpec, opponent_odds
+from train.metrics import game_summary_of, game_values
+from train.ppo import atomic_write, evaluate_against_baselines, warm_start
+from train.selfplay import LearnerSpec, learner_seats, opponent_odds
 
 LEARNER = "learner"
 ENV_NAME = "crates_aec"
@@ -67,14 +67,17 @@ def check_supported(config: TrainConfig) -> None:
 
 # ---------------------------------------------------------------------- who sits where
 def seating(
-    episode_id: str, config: TrainConfig, snapshots: Sequence[str] = ()
+    episode_id: str,
+    config: TrainConfig,
+    snapshots: Sequence[str] = (),
+    rules: Ruleset | None = None,
 ) -> tuple[set[int], str]:
     """The learner's seats and the opponent (a scripted agent's name, or one of the frozen
-    ``snapshots``' modules) in the game of ``episode_id``."""
-    rules = config.ruleset()
+    ``snapshots``' modules) in the game of ``episode_id`` (``rules``: the config's ruleset,
+    when the caller has it already)."""
+    rules = config.ruleset() if rules is None else rules
     draw = np.random.default_rng(zlib.crc32(str(episode_id).encode()))
-    seat = int(draw.integers(rules.num_players))
-    seats = {seat, (seat + 2) % rules.num_players} if rules.partnerships else {seat}
+    seats = learner_seats(rules, int(draw.integers(rules.num_players)))
     opponents = config.opponents
     names, p = opponent_odds(opponents.scripted, opponents.snapshot_weight, snapshots)
     return seats, names[int(draw.choice(len(names), p=p))]
@@ -82,10 +85,10 @@ def seating(
 
 def _mapping(config: TrainConfig, snapshots: Sequence[str]):
     """RLlib's agent-to-module mapping for the games to come (``seating``)."""
-    snapshots = tuple(snapshots)
+    snapshots, rules = tuple(snapshots), config.ruleset()  # every seat of every game asks
 
     def to_module(agent_id, episode, **kwargs):
-        seats, opponent = seating(episode.id_, config, snapshots)
+        seats, opponent = seating(episode.id_, config, snapshots, rules)
         return LEARNER if _seat(agent_id) in seats else opponent
 
     return to_module
@@ -106,14 +109,8 @@ def _game_callback():
             modules = {_seat(agent): episode.module_for(agent) for agent in episode.agent_ids}
             side = g.rules.team_of(min(s for s, m in modules.items() if m == LEARNER))
             opponent = next(m for m in modules.values() if m != LEARNER)
-            game = game_summary(
-                "snapshot" if opponent.startswith(SNAPSHOT) else opponent,
-                side,
-                g.scores,
-                g.winners(),
-                len(g.results),
-                sum(r.pressures[side] for r in g.results),
-            )
+            kind = "snapshot" if opponent.startswith(SNAPSHOT) else opponent
+            game = game_summary_of(g, side, kind)
             # sums and counts, which add up exactly over env runners (their means would not)
             for key, value in game_values(game).items():
                 metrics_logger.log_value((GAME_SUMS, key), value, reduce="sum")
@@ -217,7 +214,6 @@ def train_rllib(config: TrainConfig, resume: bool = False, address: str | None =
             "--backend rllib needs Ray RLlib, an optional extra: pip install 'crates-rl[ray]'"
         ) from None
     run_dir = config.run_dir
-    state_path = run_dir / STATE
     check_run_folder(run_dir / ALGORITHM, resume)
     run_dir.mkdir(parents=True, exist_ok=True)
     started = not ray.is_initialized()
@@ -225,14 +221,15 @@ def train_rllib(config: TrainConfig, resume: bool = False, address: str | None =
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     try:
         algo = ppo_config(config).build_algo()
-        state = {"steps": 0, "last_eval": 0, "last_snapshot": 0, "snapshots": []}
-        if not resume and config.warm_start.teacher:
-            state["warm_start"] = _warm_start(algo, config)
         if resume:
-            state = json.loads(state_path.read_text())
+            state = json.loads((run_dir / STATE).read_text())
             for name in state["snapshots"]:  # their modules first, then every module's weights
                 _add_module(algo, config, name, state["snapshots"])
             algo.restore_from_path(str((run_dir / ALGORITHM).resolve()))
+        else:
+            state = {"steps": 0, "last_eval": 0, "last_snapshot": 0, "snapshots": []}
+            if config.warm_start.teacher:
+                state["warm_start"] = _warm_start(algo, config)
         return _loop(config, algo, state)
     finally:
         if started:
@@ -283,8 +280,13 @@ def _warm_start(algo, config: TrainConfig) -> dict:
     the cloned weights to the env runners."""
     module = algo.get_module(LEARNER)
     report = warm_start(module, config, None, heads=lambda m, x: m.heads(x))
-    algo.set_state({"learner_group": {"learner": {"rl_module": {LEARNER: module.get_state()}}}})
+    _set_weights(algo, LEARNER, module.get_state())
     return report
+
+
+def _set_weights(algo, name: str, weights: dict) -> None:
+    """Module ``name``'s weights on the learner, and from there on every env runner."""
+    algo.set_state({"learner_group": {"learner": {"rl_module": {name: weights}}}})
 
 
 def _add_module(algo, config: TrainConfig, name: str, snapshots: Sequence[str]) -> None:
@@ -313,8 +315,7 @@ def _snapshot(algo, config: TrainConfig, state: dict) -> None:
     name = f"{SNAPSHOT}{state['steps']}"
     snapshots = [*state["snapshots"], name]
     _add_module(algo, config, name, snapshots)
-    weights = algo.get_module(LEARNER).get_state()
-    algo.set_state({"learner_group": {"learner": {"rl_module": {name: weights}}}})
+    _set_weights(algo, name, algo.get_module(LEARNER).get_state())
     keep = snapshots[-config.opponents.max_snapshots :]
     for gone in snapshots[: -config.opponents.max_snapshots]:
         algo.remove_module(
@@ -340,8 +341,5 @@ def _save(algo, run_dir: Path, state: dict) -> None:
     """The algorithm (to resume), the learner's module (to play), then the step count: a run
     interrupted mid-save resumes from the previous checkpoint's count."""
     algo.save_to_path(str((run_dir / ALGORITHM).resolve()))
-    module = algo.get_module(LEARNER)
-    module.save_to_path(str((run_dir / POLICY).resolve()))
-    tmp = run_dir / (STATE + ".tmp")
-    tmp.write_text(json.dumps(state))
-    os.replace(tmp, run_dir / STATE)
+    algo.get_module(LEARNER).save_to_path(str((run_dir / POLICY).resolve()))
+    atomic_write(run_dir / STATE, json.dumps(state))

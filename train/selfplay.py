@@ -30,7 +30,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from agents import Table, decide, make_agent
 from crates_env.actions import NUM_ACTIONS
 from crates_env.env import legal_mask, raw_env
-from train.metrics import game_summary
+from train.metrics import game_summary, game_summary_of
 from train.shaping import PressureShaping
 from train.workers import serve_parent
 
@@ -211,17 +211,11 @@ class GameBatch:
         env = self.envs[i]
         g = env.game
         seat = min(self.learner[i])
-        side = self.rules.team_of(seat)
         return final_info(
             self._learner_view(env, seat),
             g.truncated,
             (self.returns[i], self.lengths[i]),
-            self.opponent[i],
-            side,
-            g.scores,
-            g.winners(),  # the preset's own rule: lowest, highest or last left
-            len(g.results),
-            sum(r.pressures[side] for r in g.results),
+            game_summary_of(g, self.rules.team_of(seat), self.opponent[i]),
         )
 
     def _potential(self, i: int) -> float:
@@ -297,22 +291,15 @@ class GameBatch:
 
 
 def final_info(
-    terminal: np.ndarray,
-    truncated: bool,
-    episode: tuple[float, int],
-    opponent: str,
-    side: int,
-    scores: Sequence[int],
-    winners: Sequence[int],
-    hands: int,
-    pressures: int,
+    terminal: np.ndarray, truncated: bool, episode: tuple[float, int], game: dict[str, Any]
 ) -> dict:
-    """The info SB3 and the training callbacks read when a game ends."""
+    """The info SB3 and the training callbacks read when a game ends (``game``: its
+    ``game_summary``)."""
     return {
         "terminal_observation": terminal,
         "TimeLimit.truncated": bool(truncated),
         "episode": {"r": episode[0] + 0.0, "l": episode[1]},
-        "game": game_summary(opponent, side, scores, winners, hands, pressures),
+        "game": game,
     }
 
 
@@ -416,16 +403,16 @@ class VectorBatch:
     def _final_info(self, i: int, terminal: np.ndarray) -> dict:
         vg = self.vg
         side = self.rules.team_of(int(self.seat[i]))
-        return final_info(
-            terminal,
-            vg.truncated[i],
-            (float(self.returns[i]), int(self.lengths[i])),
+        game = game_summary(
             self.opponent[i],
             side,
             vg.scores[i].tolist(),
             vg.winners(int(i)),
             int(vg.hands_played[i]),
             int(vg.pressures_taken[i, side]),
+        )
+        return final_info(
+            terminal, vg.truncated[i], (float(self.returns[i]), int(self.lengths[i])), game
         )
 
     # -------------------------------------------------------------- opponents
