@@ -40,13 +40,13 @@ def make_agent(spec: str, table: Table, seed: int | None = None) -> Agent:
     )
 
 
-SEARCH_SETTINGS = {"samples": int, "stock_max": int, "base": str}
+SEARCH_SETTINGS = {"samples": int, "stock_max": int, "base": str, "z": float}
 
 
-def search_settings(text: str) -> dict[str, int | str]:
+def search_settings(text: str) -> dict[str, int | float | str]:
     """``"samples=16,stock_max=10"`` -> ``{"samples": 16, "stock_max": 10}`` (SearchAgent's
     keyword arguments); ValueError naming the valid settings for anything else."""
-    settings: dict[str, int | str] = {}
+    settings: dict[str, int | float | str] = {}
     for item in filter(None, text.split(",")):
         key, equals, value = item.partition("=")
         if key not in SEARCH_SETTINGS or not equals:
@@ -57,7 +57,8 @@ def search_settings(text: str) -> dict[str, int | str]:
         try:
             settings[key] = SEARCH_SETTINGS[key](value)
         except ValueError:
-            raise ValueError(f"search setting {key} must be an integer, not {value!r}") from None
+            kind = "an integer" if SEARCH_SETTINGS[key] is int else "a number"
+            raise ValueError(f"search setting {key} must be {kind}, not {value!r}") from None
     return settings
 
 

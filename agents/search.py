@@ -11,6 +11,12 @@ every seat, and picks the move
 whose hands scored best for its side against the others. The same re-deals serve every move, so
 the comparison between moves is not swamped by the luck of the re-deal.
 
+Sixteen re-deals value a move to about thirty points of the hand, far more than most moves differ
+by, so the best-looking move is often the luckiest. With ``z`` above 0 the agent keeps its base
+policy's move unless the best one beats it by ``z`` standard errors of their difference over the
+common re-deals: the clear finds (a pressure dodged, a way out) still change the move, the noise
+no longer does.
+
 It sits at the table (``crates eval --agents search heuristic``, with settings
 ``search:samples=8,stock_max=6,base=checkpoints/crates_4p.zip``; ``crates play``, self-play
 opponents) and teaches the warm start (``warm_start.teacher: search``). It needs the game to
@@ -43,7 +49,8 @@ class SearchAgent(BaseAgent):
     ``samples``: re-deals per move; ``stock_max``: search only when the stock holds that many
     cards or fewer (a large value searches everywhere), play like the base policy above it;
     ``base``: ``"heuristic"`` or the path of a MaskablePPO checkpoint, the policy that plays
-    every seat in the rollouts and this seat where it does not search.
+    every seat in the rollouts and this seat where it does not search; ``z``: leave the base
+    policy's move only for one better by ``z`` standard errors (0: always the best-looking move).
     """
 
     needs_env = True
@@ -55,10 +62,15 @@ class SearchAgent(BaseAgent):
         stock_max: int = 10,
         base: str = "heuristic",
         seed: int | None = 0,
+        z: float = 0.0,
     ) -> None:
         for name, value, low in (("samples", samples, 1), ("stock_max", stock_max, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"SearchAgent {name} must be an int >= {low}, not {value!r}")
+        if isinstance(z, bool) or not isinstance(z, int | float) or not 0 <= z < float("inf"):
+            raise ValueError(f"SearchAgent z must be a number >= 0, not {z!r}")
+        if z > 0 and samples < 2:
+            raise ValueError("SearchAgent z > 0 needs samples >= 2 (a standard error of the gain)")
         if base == "heuristic":
             self.base_policy = HeuristicAgent(table)
         elif isinstance(base, str) and base.endswith(".zip"):
@@ -67,7 +79,7 @@ class SearchAgent(BaseAgent):
             raise ValueError(
                 f"SearchAgent base must be 'heuristic' or a checkpoint path (.zip), not {base!r}"
             )
-        self.samples, self.stock_max = samples, stock_max
+        self.samples, self.stock_max, self.z = samples, stock_max, float(z)
         self.rng = np.random.default_rng(seed)
         self._batches: dict[tuple, Any] = {}  # (rules, size) -> VectorGame, for the rollouts
 
@@ -82,11 +94,23 @@ class SearchAgent(BaseAgent):
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1 or g.view(g.to_play).stock_size > self.stock_max:
             return int(self.base_policy.act(observation, action_mask))
-        return int(legal[self.move_values(env, legal).argmax()])
+        margins = self.move_margins(env, legal)
+        best = int(margins.mean(axis=1).argmax())
+        if self.z > 0:
+            mine = int(np.flatnonzero(legal == self.base_policy.act(observation, action_mask))[0])
+            gain = margins[best] - margins[mine]
+            if gain.mean() <= self.z * gain.std(ddof=1) / np.sqrt(self.samples):
+                best = mine
+        return int(legal[best])
 
     def move_values(self, env, legal: np.ndarray) -> np.ndarray:
         """Mean score of each legal move for the mover's side: the others' points in the
-        rest of this hand minus its own (higher is better), over the re-deals.
+        rest of this hand minus its own (higher is better), over the re-deals."""
+        return self.move_margins(env, legal).mean(axis=1)
+
+    def move_margins(self, env, legal: np.ndarray) -> np.ndarray:
+        """The side's margin (the others' points in the rest of this hand minus its own) for
+        each legal move (rows) on each re-deal (columns).
 
         Each re-deal is ``resample_hidden`` for the mover's seat, so the search never reads a
         card the seat cannot see; every move is tried on a clone of the same re-deal, whose
@@ -94,7 +118,7 @@ class SearchAgent(BaseAgent):
         if hasattr(self.base_policy, "act_batch"):  # HeuristicAgent and networks: batched
             batch = self._batch(env.rules, len(legal) * self.samples)
             if batch is not None:
-                return self._batched_values(batch, env, legal)
+                return self._batched_margins(batch, env, legal)
         g = env.game
         seat = g.to_play
         team = env.rules.team_of(seat)
@@ -105,7 +129,7 @@ class SearchAgent(BaseAgent):
                 trial = deal.clone()
                 trial.apply(int(action))
                 values[i, k] = self._play_out(env.observer, trial, g.hand_index, team)
-        return values.mean(axis=1)
+        return values
 
     def _play_out(self, observer: Observer, g: Game, hand: int, team: int) -> float:
         """Play hand ``hand`` of ``g`` to its end with the base policy in every seat; the side
@@ -129,8 +153,8 @@ class SearchAgent(BaseAgent):
                 self._batches[key] = None
         return self._batches[key]
 
-    def _batched_values(self, vg, env, legal: np.ndarray) -> np.ndarray:
-        """``move_values`` with every move x re-deal advanced together on the compiled engine,
+    def _batched_margins(self, vg, env, legal: np.ndarray) -> np.ndarray:
+        """``move_margins`` with every move x re-deal advanced together on the compiled engine,
         the base policy deciding every seat of every rollout in one call a round (one forward
         pass of a network, one compiled call of HeuristicAgent): the same re-deals and the same
         rollouts as the one-at-a-time search, so the same values."""
@@ -153,7 +177,7 @@ class SearchAgent(BaseAgent):
         team = env.rules.team_of(seat)
         others = np.delete(points, team, axis=1).mean(axis=1)
         margins = np.where(vg.hands_played > hand, others - points[:, team], 0.0)
-        return margins.reshape(self.samples, moves).mean(axis=0)
+        return margins.reshape(self.samples, moves).T
 
 
 def _side_margin(g: Game, hand: int, team: int) -> float:

@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--samples", type=int, default=16, help="re-deals per move")
     p.add_argument("--stock-max", type=int, default=10, help="search from this stock size down")
     p.add_argument("--base", default="heuristic", help="the base policy: heuristic or a .zip")
+    p.add_argument("--z", type=float, default=0.0, help="leave the base move only by z std errors")
     p.add_argument("--seed", type=int, default=1, help="the evaluation's seed (its deals)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--out", type=Path, help="folder for this run's results (deals.csv, ...)")
@@ -56,6 +57,7 @@ def main(argv: list[str] | None = None) -> None:
         print(pool_report(args.pool))
         return
     spec = f"search:samples={args.samples},stock_max={args.stock_max},base={args.base}"
+    spec += f",z={args.z:g}" if args.z else ""
     config = EvalConfig(
         agents=(spec, "heuristic"), deals=args.deals, seed=args.seed, workers=args.workers
     )

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from agents import HeuristicAgent, SearchAgent, Table
+from agents import HeuristicAgent, SearchAgent, Table, search_settings
 from crates_env.cards import parse_card
 from crates_env.env import raw_env
 from train.imitation import Collection, collect
@@ -108,6 +108,33 @@ def test_the_teacher_finds_the_way_out_a_six_and_its_follow_up():
     assert teacher.act_in(env, obs, mask) == parse_card("6C")
 
 
+def test_with_z_the_search_leaves_the_base_move_only_for_a_clear_gain(monkeypatch):
+    """The base move stands unless the best move beats it by z standard errors of the gain
+    over the common re-deals: a steady +10 a re-deal does, a noisy +2.5 does not."""
+    env, obs, mask = _env_at(5, stock_at_most=6)
+    table, legal = Table.from_env(env), np.flatnonzero(mask)
+    mine = HeuristicAgent(table).act(obs, mask)
+    other = next(a for a in legal if a != mine)
+    for gains, z, expected in (
+        ([10, 12, 9, 11], 2.0, other),
+        ([40, -30, 35, -35], 1.0, mine),
+        ([40, -30, 35, -35], 0.0, other),
+    ):
+        margins = np.zeros((len(legal), 4))
+        margins[list(legal).index(other)] = gains
+        agent = SearchAgent(table, samples=4, z=z)
+        monkeypatch.setattr(agent, "move_margins", lambda env, legal, m=margins: m)
+        assert agent.act_in(env, obs, mask) == expected, (gains, z)
+
+
+def test_a_search_that_never_trusts_its_gain_plays_the_base_policy():
+    for seed in (5, 7, 11):
+        env, obs, mask = _env_at(seed, stock_at_most=6)
+        table = Table.from_env(env)
+        searcher = SearchAgent(table, samples=2, z=1e9, seed=seed)
+        assert searcher.act_in(env, obs, mask) == HeuristicAgent(table).act(obs, mask)
+
+
 def test_search_demonstrations_come_from_two_processes():
     plan = Collection("search:samples=8,stock_max=6", games=4, gamma=0.99, num_envs=2)
     demos = collect({"deal_schedule": [3, 2]}, plan, workers=2)
@@ -139,6 +166,15 @@ def test_search_needs_the_game_and_checks_its_settings():
         SearchAgent(table, samples=0)
     with pytest.raises(ValueError, match="base must be 'heuristic' or a checkpoint"):
         SearchAgent(table, base="greedy")
+    with pytest.raises(ValueError, match="z must be a number >= 0"):
+        SearchAgent(table, z=-1)
+    with pytest.raises(ValueError, match="z > 0 needs samples >= 2"):
+        SearchAgent(table, samples=1, z=1)
+    assert search_settings("samples=8,z=1.5") == {"samples": 8, "z": 1.5}
+    with pytest.raises(ValueError, match="z must be a number, not 'high'"):
+        search_settings("z=high")
+    with pytest.raises(ValueError, match="stock_max must be an integer, not '1\\.5'"):
+        search_settings("stock_max=1.5")
 
 
 def test_search_over_the_shipped_network_plays_legal_moves():

@@ -20,6 +20,8 @@ from train.config import rules_of
 
 from .stats import PairComparison, Report, pair_comparisons
 
+NAME_WIDTH = 30  # the agent column: room for a SearchAgent and its settings
+
 
 def format_report(report: Report) -> str:
     """A terminal table: one row per agent, then the pairwise comparisons. Doubling pressures
@@ -31,15 +33,15 @@ def format_report(report: Report) -> str:
     lines = [
         f"{cfg['preset']}, {cfg['num_players']} players, {cfg['deals']} deals "
         f"(duplicate, seed {cfg['seed']}); the {order} score wins",
-        f"{'agent':<24} {'games':>6} {'win rate':>9} {'median':>8} {'points/game':>18} "
+        f"{'agent':<{NAME_WIDTH}} {'games':>6} {'win rate':>9} {'median':>8} {'points/game':>18} "
         f"{'no pressure':>11} {'pressures':>9} {'count cards':>11} {'rating':>7}",
     ]
     for a in sorted(report.agents, key=lambda a: -a.win_rate):
         lines.append(
-            f"{_short(a.name):<24} {a.games:>6} {a.win_rate:>9.1%} {a.median_points:>8.0f} "
-            f"{a.mean_points:>10.1f} ± {a.ci95:>5.1f} {a.card_points:>11.1f} "
-            f"{a.pressures_per_game:>9.2f} {a.counts_drawn_per_game:>11.2f} "
-            f"{a.rating_ordinal:>7.2f}"
+            f"{_short(a.name):<{NAME_WIDTH}} {a.games:>6} {a.win_rate:>9.1%} "
+            f"{a.median_points:>8.0f} {a.mean_points:>10.1f} ± {a.ci95:>5.1f} "
+            f"{a.card_points:>11.1f} {a.pressures_per_game:>9.2f} "
+            f"{a.counts_drawn_per_game:>11.2f} {a.rating_ordinal:>7.2f}"
         )
     lines.append("")
     lines.append(
@@ -56,16 +58,17 @@ def format_report(report: Report) -> str:
     return "\n".join(lines)
 
 
-def _short(name: str, width: int = 24) -> str:
+def _short(name: str, width: int = NAME_WIDTH) -> str:
     """An agent's name for a table column: a checkpoint shows as ``run/file.zip``, SearchAgent
-    with settings as ``search(samples,≤stock_max,base)``."""
+    with settings as ``search(samples,≤stock_max,base)`` and ``,zZ`` when it has a z."""
     kind, colon, settings = name.partition(":")
     path = Path(name)
     if kind == "search" and colon:
         defaults = inspect.signature(SearchAgent).parameters
-        agent = {k: defaults[k].default for k in ("samples", "stock_max", "base")}
+        agent = {k: defaults[k].default for k in ("samples", "stock_max", "base", "z")}
         agent.update(search_settings(settings))
-        name = f"search({agent['samples']},≤{agent['stock_max']},{Path(agent['base']).stem})"
+        z = f",z{agent['z']:g}" if agent["z"] else ""
+        name = f"search({agent['samples']},≤{agent['stock_max']},{Path(agent['base']).stem}{z})"
     elif path.suffix == ".zip":
         name = f"{path.parent.name}/{path.name}" if path.parent.name else path.name
     return name if len(name) <= width else "…" + name[-(width - 1) :]
