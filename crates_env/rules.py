@@ -262,6 +262,12 @@ class Ruleset:
         """Partnership of a seat (seats 0 & 2 are team 0 in 4-player crates), else the seat."""
         return seat % 2 if self.partnerships else seat
 
+    def side_of(self, seat: int) -> tuple[int, ...]:
+        """The seats on ``seat``'s side: it and its partner (seats 0 and 2 in 4-player
+        crates), or the seat alone."""
+        team = self.team_of(seat)
+        return tuple(s for s in range(self.num_players) if self.team_of(s) == team)
+
     @property
     def num_hands(self) -> int | None:
         """Hands in a game: the schedule's length, or None when the game lasts until a score

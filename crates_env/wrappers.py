@@ -80,11 +80,7 @@ class CratesGymEnv(gym.Env):
             seated = list(opponents)
         else:
             seated = [opponents] * n
-        learner = set()
-        if self.learner_seat != "random":
-            learner = {self.learner_seat}
-            if self.partner_is_learner:
-                learner.add((self.learner_seat + 2) % n)
+        learner = set() if self.learner_seat == "random" else self._learner_side(self.learner_seat)
         for seat, agent in enumerate(seated):
             if agent is None and seat in learner:
                 continue
@@ -120,15 +116,17 @@ class CratesGymEnv(gym.Env):
             self.aec.reset()
         raise RuntimeError("1,000 games in a row ended before the learner's first decision")
 
+    def _learner_side(self, seat: int) -> set[int]:
+        """The seats the learner plays when it sits at ``seat``."""
+        return set(self.rules.side_of(seat)) if self.partner_is_learner else {seat}
+
     def _start_game(self) -> list:
         """Seat the learner and play the opponents up to its first decision."""
         n = self.rules.num_players
         self.seat = (
             int(self._seat_rng.integers(n)) if self.learner_seat == "random" else self.learner_seat
         )
-        self._learner_agents = {self.aec.possible_agents[self.seat]}
-        if self.partner_is_learner:
-            self._learner_agents.add(self.aec.possible_agents[(self.seat + 2) % n])
+        self._learner_agents = {self.aec.possible_agents[s] for s in self._learner_side(self.seat)}
         for s, opp in enumerate(self.opponents):
             if opp is not None and hasattr(opp, "reset") and self._is_opponent(s):
                 opp.reset()

@@ -744,3 +744,10 @@ def test_skill_hand_world_series_is_three_hands(n):
 def test_skill_hand_world_series_figgy_never_deals():
     with pytest.raises(ValueError, match="Figgy"):
         make_ruleset("crates", skill_hand_world_series=True, first_dealer=2)
+
+
+def test_a_side_is_the_seat_and_its_partner_in_partnership_crates():
+    partners = make_ruleset("crates", 4)
+    assert [partners.side_of(s) for s in range(4)] == [(0, 2), (1, 3), (0, 2), (1, 3)]
+    assert [make_ruleset("crates", 3).side_of(s) for s in range(3)] == [(0,), (1,), (2,)]
+    assert make_ruleset("crazy_eights", 4).side_of(2) == (2,)

@@ -109,8 +109,7 @@ class OpponentPool:
 
 def learner_seats(rules, seed: int) -> set[int]:
     """The seats the learner plays in the game of ``seed``: one, and its partner's."""
-    seat = seed % rules.num_players
-    return {seat, (seat + 2) % rules.num_players} if rules.partnerships else {seat}
+    return set(rules.side_of(seed % rules.num_players))
 
 
 def new_game_seed(seed_seq: np.random.SeedSequence) -> int:
