@@ -16,7 +16,7 @@ def make_agent(spec: str, table: Table, seed: int | None = None) -> Agent:
     """An agent by name ("random", "greedy", "heuristic", "search": SearchAgent over
     HeuristicAgent), the path of a MaskablePPO checkpoint (.zip) or of a folder holding an RLlib
     module (``crates train --backend rllib``'s ``rllib_policy``). SearchAgent takes settings
-    after a colon, ``search:samples=16,stock_max=10,base=checkpoints/crates_4p.zip``. Raises
+    after a colon, ``search:samples=16,stock_max=10,base=checkpoints/crates_4p.zip,z=1``. Raises
     ``ValueError`` naming the valid names (or settings) for anything else."""
     if Path(spec).is_file():
         return PolicyAgent(spec, table=table)

@@ -12,10 +12,10 @@ whose hands scored best for its side against the others. The same re-deals serve
 the comparison between moves is not swamped by the luck of the re-deal.
 
 Sixteen re-deals value a move to about thirty points of the hand, far more than most moves differ
-by, so the best-looking move is often the luckiest. With ``z`` above 0 the agent keeps its base
-policy's move unless the best one beats it by ``z`` standard errors of their difference over the
+by, so the best-looking move is often the luckiest. So the agent keeps its base policy's move
+unless the best one beats it by ``z`` (default 1) standard errors of their difference over the
 common re-deals: the clear finds (a pressure dodged, a way out) still change the move, the noise
-no longer does.
+no longer does (``z=0`` takes the best-looking move, as the first version did).
 
 It sits at the table (``crates eval --agents search heuristic``, with settings
 ``search:samples=8,stock_max=6,base=checkpoints/crates_4p.zip``; ``crates play``, self-play
@@ -62,7 +62,7 @@ class SearchAgent(BaseAgent):
         stock_max: int = 10,
         base: str = "heuristic",
         seed: int | None = 0,
-        z: float = 0.0,
+        z: float = 1.0,
     ) -> None:
         for name, value, low in (("samples", samples, 1), ("stock_max", stock_max, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -70,7 +70,10 @@ class SearchAgent(BaseAgent):
         if isinstance(z, bool) or not isinstance(z, int | float) or not 0 <= z < float("inf"):
             raise ValueError(f"SearchAgent z must be a number >= 0, not {z!r}")
         if z > 0 and samples < 2:
-            raise ValueError("SearchAgent z > 0 needs samples >= 2 (a standard error of the gain)")
+            raise ValueError(
+                "SearchAgent z > 0 needs samples >= 2 (a standard error of the gain); "
+                "z=0 searches with one re-deal"
+            )
         if base == "heuristic":
             self.base_policy = HeuristicAgent(table)
         elif isinstance(base, str) and base.endswith(".zip"):

@@ -140,6 +140,8 @@ def test_report_names_are_short():
     assert _short("search:samples=8,base=checkpoints/crates_4p.zip") == "search(8,≤10,crates_4p)"
     assert _short("search") == "search"
     assert _short("search:z=1.5,stock_max=16") == "search(16,≤16,heuristic,z1.5)"
+    assert _short("search:z=0") == "search(16,≤10,heuristic,z0)"
+    assert _short("search:z=1") == "search(16,≤10,heuristic)"
 
 
 def test_parse_rules_reads_yaml_values():

@@ -121,10 +121,15 @@ def test_the_search_teacher_takes_its_settings_from_the_config():
             "warm_start.teacher=search",
             "warm_start.search_samples=16",
             "warm_start.search_stock_max=10",
+            "warm_start.search_z=2.5",
         ],
     )
     teacher = make_agent(teacher_spec(config.warm_start), Table.from_env(raw_env()), seed=0)
-    assert (teacher.samples, teacher.stock_max) == (16, 10)
+    assert (teacher.samples, teacher.stock_max, teacher.z) == (16, 10, 2.5)
+    one_redeal = ["warm_start.teacher=search", "warm_start.search_samples=1"]
+    with pytest.raises(ValueError, match=r"search_z > 0 needs warm_start\.search_samples >= 2"):
+        load_config("configs/default.yaml", one_redeal)
+    load_config("configs/default.yaml", [*one_redeal, "warm_start.search_z=0"])
 
 
 @pytest.mark.parametrize(
@@ -137,6 +142,7 @@ def test_the_search_teacher_takes_its_settings_from_the_config():
         ("warm_start.epoch=3", "unknown config key.*warm_start.epoch"),
         ("warm_start.search_samples=0", "warm_start.search_samples must be >= 1, not 0"),
         ("warm_start.search_stock_max=-1", "warm_start.search_stock_max must be >= 0, not -1"),
+        ("warm_start.search_z=-1", "warm_start.search_z must be >= 0, not -1"),
     ],
 )
 def test_bad_warm_start_settings_are_refused(override, message):

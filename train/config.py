@@ -67,6 +67,7 @@ class WarmStartConfig:
     learning_rate: float = 1e-3
     search_samples: int = 8  # the search teacher's re-deals per move
     search_stock_max: int = 6  # the search teacher looks ahead from this stock size down
+    search_z: float = 1.0  # it leaves HeuristicAgent's move only for a gain this many std errors
     # An .npz of the teacher's games: read when it exists (it must have been collected with
     # these settings), otherwise collected and written there, so a slow teacher's games can be
     # cloned again without playing them again. "" keeps them in memory only.
@@ -215,6 +216,7 @@ RANGES: dict[str, Range] = {
     "warm_start.learning_rate": POSITIVE,
     "warm_start.search_samples": COUNT,
     "warm_start.search_stock_max": SOME,
+    "warm_start.search_z": SOME,
 }
 
 
@@ -359,6 +361,12 @@ def _check_values(c: TrainConfig) -> None:
         raise ValueError(
             f"warm_start.teacher names {c.warm_start.teacher!r}; valid: "
             f'{", ".join(TEACHERS)}, or "" for no warm start'
+        )
+    ws = c.warm_start
+    if ws.teacher == "search" and ws.search_z > 0 and ws.search_samples < 2:
+        raise ValueError(
+            "warm_start.search_z > 0 needs warm_start.search_samples >= 2 (a standard error of "
+            "the gain); set search_z: 0 to search with one re-deal"
         )
     if c.warm_start.opponent not in AGENT_NAMES:
         raise ValueError(

@@ -442,7 +442,9 @@ def warm_start(
 def teacher_spec(ws) -> str:
     """The warm start's teacher as an agent spec: the search teacher with its settings."""
     if ws.teacher == "search":
-        return f"search:samples={ws.search_samples},stock_max={ws.search_stock_max}"
+        return (
+            f"search:samples={ws.search_samples},stock_max={ws.search_stock_max},z={ws.search_z:g}"
+        )
     return ws.teacher
 
 
@@ -462,7 +464,7 @@ def demo_settings(config: TrainConfig) -> dict:
         "seed": config.seed,
     }
     if ws.teacher == "search":
-        settings["search"] = [ws.search_samples, ws.search_stock_max]
+        settings["search"] = [ws.search_samples, ws.search_stock_max, ws.search_z]
     if config.pressure_shaping:  # the returns the critic learns are shaped
         settings["pressure_shaping"] = config.pressure_shaping_games
     return settings

@@ -60,14 +60,15 @@ def format_report(report: Report) -> str:
 
 def _short(name: str, width: int = NAME_WIDTH) -> str:
     """An agent's name for a table column: a checkpoint shows as ``run/file.zip``, SearchAgent
-    with settings as ``search(samples,≤stock_max,base)`` and ``,zZ`` when it has a z."""
+    with settings as ``search(samples,≤stock_max,base)`` (``,zZ`` after base for a z other than
+    the default)."""
     kind, colon, settings = name.partition(":")
     path = Path(name)
     if kind == "search" and colon:
         defaults = inspect.signature(SearchAgent).parameters
         agent = {k: defaults[k].default for k in ("samples", "stock_max", "base", "z")}
         agent.update(search_settings(settings))
-        z = f",z{agent['z']:g}" if agent["z"] else ""
+        z = f",z{agent['z']:g}" if agent["z"] != defaults["z"].default else ""
         name = f"search({agent['samples']},≤{agent['stock_max']},{Path(agent['base']).stem}{z})"
     elif path.suffix == ".zip":
         name = f"{path.parent.name}/{path.name}" if path.parent.name else path.name
