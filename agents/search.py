@@ -11,11 +11,11 @@ every seat, and picks the move
 whose hands scored best for its side against the others. The same re-deals serve every move, so
 the comparison between moves is not swamped by the luck of the re-deal.
 
-Sixteen re-deals value a move to about thirty points of the hand, far more than most moves differ
-by, so the best-looking move is often the luckiest. So the agent keeps its base policy's move
-unless the best one beats it by ``z`` (default 1) standard errors of their difference over the
-common re-deals: the clear finds (a pressure dodged, a way out) still change the move, the noise
-no longer does (``z=0`` takes the best-looking move, as the first version did).
+A few dozen re-deals value a move only to within tens of points of the hand, far more than most
+moves differ by, so the best-looking move is often the luckiest. So the agent keeps its base
+policy's move unless the best one beats it by ``z`` (default 1) standard errors of their
+difference over the common re-deals: the clear finds (a pressure dodged, a way out) still change
+the move, the noise no longer does (``z=0`` always takes the best-looking move).
 
 It sits at the table (``crates eval --agents search heuristic``, with settings
 ``search:samples=8,stock_max=6,base=checkpoints/crates_4p.zip``; ``crates play``, self-play
