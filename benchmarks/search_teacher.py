@@ -9,6 +9,7 @@ report:
     python benchmarks/search_teacher.py --base checkpoints/crates_4p.zip --samples 16 \\
         --stock-max 10 --deals 50 --seed 2 --out runs/search/s2
     python benchmarks/search_teacher.py --pool runs/search/s*    # one report on saved runs
+    python benchmarks/search_teacher.py --compare runs/z0 runs/z1  # two settings, same deals
 """
 
 from __future__ import annotations
@@ -47,31 +48,50 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--samples", type=int, default=16, help="re-deals per move")
     p.add_argument("--stock-max", type=int, default=10, help="search from this stock size down")
     p.add_argument("--base", default="heuristic", help="the base policy: heuristic or a .zip")
-    p.add_argument("--z", type=float, default=0.0, help="leave the base move only by z std errors")
+    p.add_argument(
+        "--z", type=float, help="leave the base move only by z std errors (SearchAgent's default 1)"
+    )
     p.add_argument("--seed", type=int, default=1, help="the evaluation's seed (its deals)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--out", type=Path, help="folder for this run's results (deals.csv, ...)")
     p.add_argument("--pool", type=Path, nargs="+", help="report on saved runs instead of playing")
+    p.add_argument(
+        "--compare",
+        type=Path,
+        nargs=2,
+        metavar=("FIRST", "SECOND"),
+        help="two folders of runs of the same seeds (two settings): compare them deal by deal",
+    )
     args = p.parse_args(argv)
     if args.pool:
         print(pool_report(args.pool))
         return
+    if args.compare:
+        print(compare_report(*args.compare))
+        return
     spec = f"search:samples={args.samples},stock_max={args.stock_max},base={args.base}"
-    spec += f",z={args.z:g}" if args.z else ""
+    spec += "" if args.z is None else f",z={args.z:g}"
     config = EvalConfig(
         agents=(spec, "heuristic"), deals=args.deals, seed=args.seed, workers=args.workers
     )
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), cpu_seconds()
     with sigterm_as_ctrl_c():
         records = run(config, progress=False)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
     report = summarize(config, records)
     print(format_report(report))
-    print(f"{seconds / len(records) * args.workers:.1f} core-seconds a game")
+    print(f"{cpu / len(records):.1f} CPU-seconds a game")
     if args.out:
         write_outputs(report, args.out, tensorboard=False)
         timing = {"games": len(records), "seconds": seconds, "workers": args.workers}
-        (args.out / TIMING).write_text(json.dumps(timing))
+        (args.out / TIMING).write_text(json.dumps({**timing, "cpu_seconds": cpu}))
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished workers: what a game costs, however many
+    other runs share the cores (wall time would count their turns too)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def pool_report(folders: list[Path]) -> str:
@@ -87,7 +107,8 @@ def pool_report(folders: list[Path]) -> str:
         for a in range(2)
     ]
     timings = [json.loads((f / TIMING).read_text()) for f in folders if (f / TIMING).exists()]
-    core_seconds = sum(t["seconds"] * t["workers"] for t in timings)
+    # runs saved before CPU time was kept give wall time x workers
+    core_seconds = sum(t.get("cpu_seconds", t["seconds"] * t["workers"]) for t in timings)
     games = sum(t["games"] for t in timings)
     return "\n".join(
         [
@@ -104,6 +125,45 @@ def pool_report(folders: list[Path]) -> str:
             else "no timings saved",
         ]
     )
+
+
+def compare_report(first: Path, second: Path) -> str:
+    """Two settings of the search on the same deals: the runs of the seeds both folders hold
+    (``first/sS`` and ``second/sS``), each pooled against HeuristicAgent, then which setting did
+    better deal by deal (its points minus HeuristicAgent's, against the other setting's)."""
+    from scipy import stats
+
+    runs = [r.name for r in sorted(second.iterdir()) if (r / TIMING).exists()]
+    runs = [r for r in runs if (first / r / TIMING).exists()]
+    if not runs:
+        raise SystemExit(f"no finished run of the same seed in both {first} and {second}")
+    deals_played = {
+        tuple(
+            (c["seed"], c["deals"])
+            for c in (json.loads((f / r / "report.json").read_text())["config"] for r in runs)
+        )
+        for f in (first, second)
+    }
+    if len(deals_played) > 1:
+        raise SystemExit(f"{first} and {second} hold runs of other deals under one name")
+    margins = []
+    for folder in (first, second):
+        points = np.concatenate([read_deals(folder / r / "deals.csv")[1] for r in runs])
+        margins.append(points[:, 0] - points[:, 1])
+    lines = [pool_report([folder / r for r in runs]) for folder in (first, second)]
+    gain = margins[1] - margins[0]
+    won = [m < 0 for m in margins]
+    only_second, only_first = int((won[1] & ~won[0]).sum()), int((won[0] & ~won[1]).sum())
+    split = only_second + only_first
+    sign_p = stats.binomtest(only_second, split).pvalue if split else float("nan")
+    rank_p = stats.wilcoxon(gain[gain != 0]).pvalue if (gain != 0).sum() > 1 else float("nan")
+    lines.append(
+        f"{second} against {first} on the same {len(gain)} deals: lower than HeuristicAgent in "
+        f"{only_second} deals where the other was not, the reverse in {only_first} (sign test "
+        f"p = {sign_p:.2g}); its points minus HeuristicAgent's moved by {gain.mean():+,.0f} a deal "
+        f"(signed-rank p = {rank_p:.2g})"
+    )
+    return "\n\n".join(lines)
 
 
 if __name__ == "__main__":
