@@ -137,14 +137,12 @@ def compare_report(first: Path, second: Path) -> str:
     runs = [r for r in runs if (first / r / TIMING).exists()]
     if not runs:
         raise SystemExit(f"no finished run of the same seed in both {first} and {second}")
-    deals_played = {
-        tuple(
-            (c["seed"], c["deals"])
-            for c in (json.loads((f / r / "report.json").read_text())["config"] for r in runs)
-        )
-        for f in (first, second)
-    }
-    if len(deals_played) > 1:
+
+    def deals_played(folder: Path) -> list[tuple[int, int]]:
+        configs = [json.loads((folder / r / "report.json").read_text())["config"] for r in runs]
+        return [(c["seed"], c["deals"]) for c in configs]
+
+    if deals_played(first) != deals_played(second):
         raise SystemExit(f"{first} and {second} hold runs of other deals under one name")
     margins = []
     for folder in (first, second):
