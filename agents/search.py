@@ -30,6 +30,7 @@ engine does not play, one at a time on the reference engine.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -93,18 +94,19 @@ class SearchAgent(BaseAgent):
         )
 
     def act_in(self, env, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        g = env.game
         legal = np.flatnonzero(action_mask)
-        if len(legal) == 1 or g.view(g.to_play).stock_size > self.stock_max:
+        if not self.searches(env, legal):
             return int(self.base_policy.act(observation, action_mask))
         margins = self.move_margins(env, legal)
-        best = int(margins.mean(axis=1).argmax())
-        if self.z > 0:
-            mine = int(np.flatnonzero(legal == self.base_policy.act(observation, action_mask))[0])
-            gain = margins[best] - margins[mine]
-            if gain.mean() <= self.z * gain.std(ddof=1) / np.sqrt(self.samples):
-                best = mine
-        return int(legal[best])
+        # z=0 never needs the base move (and never asks for it: a base policy may draw from
+        # its own random stream)
+        base = int(self.base_policy.act(observation, action_mask)) if self.z > 0 else None
+        return int(legal[Verdict.of(margins, legal, base).choice(self.z)])
+
+    def searches(self, env, legal: np.ndarray) -> bool:
+        """Whether the agent searches this decision: a real choice, the stock short enough."""
+        g = env.game
+        return len(legal) > 1 and g.view(g.to_play).stock_size <= self.stock_max
 
     def move_values(self, env, legal: np.ndarray) -> np.ndarray:
         """Mean score of each legal move for the mover's side: the others' points in the
@@ -181,6 +183,42 @@ class SearchAgent(BaseAgent):
         others = np.delete(points, team, axis=1).mean(axis=1)
         margins = np.where(vg.hands_played > hand, others - points[:, team], 0.0)
         return margins.reshape(self.samples, moves).T
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the search says of one decision's legal moves, against the base policy's move.
+
+    ``values``: each move's mean margin over the re-deals; ``gains``: its mean gain over the
+    base move on the same re-deals, and ``gain_se`` the standard error of that gain (zeros
+    without a base move, or with one re-deal)."""
+
+    legal: np.ndarray
+    values: np.ndarray
+    gains: np.ndarray
+    gain_se: np.ndarray
+    base: int | None  # index into ``legal`` of the base policy's move
+
+    @classmethod
+    def of(cls, margins: np.ndarray, legal: np.ndarray, base_action: int | None) -> Verdict:
+        """From ``move_margins`` (moves x re-deals) and the base policy's action."""
+        values = margins.mean(axis=1)
+        if base_action is None:
+            zeros = np.zeros_like(values)
+            return cls(legal, values, zeros, zeros, None)
+        base = int(np.flatnonzero(legal == base_action)[0])
+        gain = margins - margins[base]
+        samples = margins.shape[1]
+        se = gain.std(axis=1, ddof=1) / np.sqrt(samples) if samples > 1 else np.zeros_like(values)
+        return cls(legal, values, gain.mean(axis=1), se, base)
+
+    def choice(self, z: float) -> int:
+        """The index of the move to play: the best-looking one, unless it beats the base move
+        by no more than ``z`` standard errors of the gain (then the base move)."""
+        best = int(self.values.argmax())
+        if z > 0 and self.gains[best] <= z * self.gain_se[best]:
+            return int(self.base)
+        return best
 
 
 def _side_margin(g: Game, hand: int, team: int) -> float:

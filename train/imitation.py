@@ -14,9 +14,7 @@ so PPO's first advantages are not noise that would undo the cloning.
 from __future__ import annotations
 
 import functools
-import json
 import multiprocessing as mp
-import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, fields, replace
@@ -28,6 +26,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from agents import AGENT_NAMES, Table, decide, make_agent
 from crates_env.env import raw_env
+from train.files import load_arrays, save_arrays
 from train.selfplay import LearnerSpec, PoolSpec, SelfPlayVecEnv
 from train.workers import serve_parent
 
@@ -51,35 +50,15 @@ class Demonstrations:
 
     def save(self, path: Path, settings: dict) -> None:
         """Write the demonstrations and the settings they were collected with (atomically)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        arrays = {f.name: getattr(self, f.name) for f in fields(self)}
-        np.savez_compressed(tmp, settings=json.dumps(settings, sort_keys=True), **arrays)
-        os.replace(tmp, path)
+        save_arrays(path, {f.name: getattr(self, f.name) for f in fields(self)}, settings)
 
     @classmethod
     def load(cls, path: Path, settings: dict) -> Demonstrations:
         """Read demonstrations saved by :meth:`save`; ValueError if the file is not one, or was
         collected with other settings (naming them)."""
-        try:
-            with np.load(path) as data:
-                saved = json.loads(str(data["settings"]))
-                demos = cls(**{f.name: data[f.name] for f in fields(cls)})
-        except (OSError, KeyError, ValueError) as exc:
-            raise ValueError(f"{path}: not a demonstrations file ({exc})") from None
-        expected = json.loads(json.dumps(settings, sort_keys=True))  # tuples read back as lists
-        differ = sorted(
-            k for k in expected.keys() | saved.keys() if saved.get(k) != expected.get(k)
-        )
-        if differ:
-            detail = ", ".join(
-                f"{k}: {saved.get(k)!r} there, {expected.get(k)!r} here" for k in differ
-            )
-            raise ValueError(
-                f"{path} holds demonstrations collected with other settings ({detail}); "
-                "delete it or point warm_start.demos elsewhere"
-            )
-        return demos
+        hint = "; delete it or point warm_start.demos elsewhere"
+        names = [f.name for f in fields(cls)]
+        return cls(**load_arrays(path, names, settings, "a demonstrations file", hint))
 
 
 TEACHERS = AGENT_NAMES

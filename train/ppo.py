@@ -33,6 +33,7 @@ from agents.policy import first_line, load_model
 from crates_env.actions import NUM_ACTIONS
 from train.config import TrainConfig, check_run_folder
 from train.evaluation import EvalConfig, format_report, run, summarize
+from train.files import atomic_write, write_atomically
 from train.imitation import Collection, Demonstrations, clone, collect
 from train.metrics import game_scalars
 from train.selfplay import LearnerSpec, PoolSpec, SelfPlayVecEnv, observation_space_of
@@ -95,16 +96,7 @@ def learner_spec(config: TrainConfig, shaping: PressureShaping | None) -> Learne
 
 
 def atomic_save_model(model: MaskablePPO, path: Path) -> None:
-    """Write to a temporary file and rename: a crash mid-write never leaves a broken file."""
-    tmp = path.with_name(path.stem + ".tmp.zip")
-    model.save(tmp)
-    os.replace(tmp, path)
-
-
-def atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    write_atomically(path, model.save)
 
 
 # ---------------------------------------------------------------------- callbacks
@@ -118,11 +110,8 @@ class SelfPlayCallback(BaseCallback):
     def _on_step(self) -> bool:
         if self.num_timesteps - self.state.get("last_snapshot", 0) >= self.every:
             path = self.run_dir / "snapshots" / f"step_{self.num_timesteps}.pt"
-            path.parent.mkdir(parents=True, exist_ok=True)
             weights = {k: v.detach().clone() for k, v in self.model.policy.state_dict().items()}
-            tmp = path.with_suffix(".tmp")
-            torch.save(weights, tmp)
-            os.replace(tmp, path)
+            write_atomically(path, functools.partial(torch.save, weights))
             self.training_env.add_snapshot(weights)
             # Relative to the run: a run folder moved or copied elsewhere still resumes.
             self.state["snapshots"].append(str(path.relative_to(self.run_dir)))
