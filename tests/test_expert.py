@@ -1,0 +1,143 @@
+"""Expert iteration's labels: what a chunk holds, that it is reproducible, saved, resumed and
+pooled as promised."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from crates_env.actions import NUM_ACTIONS
+from train.expert import LabelPlan, Labels, chunk_path, label, label_chunk, pool_labels
+
+# One hand of five cards: a game is short, and with gamma 1 every decision's return is its
+# side's result of the game.
+ENV = {
+    "preset": "crates",
+    "num_players": 4,
+    "reward_mode": "relative",
+    "reward_scale": 0.01,
+    "one_card": "auto",
+    "deal_schedule": [5],
+}
+PLAN = LabelPlan(env=ENV, search="search:samples=2,stock_max=60,z=1", games=2, gamma=1.0, seed=3)
+
+
+@pytest.fixture(scope="module")
+def chunk() -> Labels:
+    return label_chunk(PLAN, 0)
+
+
+def test_a_chunk_holds_every_real_choice_of_both_sides(chunk):
+    assert chunk.games == 2 and len(chunk) > 20
+    assert (chunk.masks.sum(axis=1) >= 2).all()  # forced moves are not kept
+    assert set(np.unique(chunk.game)) == {0, 1}
+    for g in (0, 1):  # the expert's side alternates game by game; both sides are labelled
+        rows = chunk.game == g
+        expert_seats = set(chunk.seat[rows & chunk.expert])
+        assert expert_seats == {g % 2, g % 2 + 2}
+        assert set(chunk.seat[rows & ~chunk.expert]) == {1 - g % 2, 3 - g % 2}
+    assert chunk.masks[np.arange(len(chunk)), chunk.base].all()
+    assert chunk.masks[np.arange(len(chunk)), chunk.played].all()
+
+
+def test_the_verdict_covers_exactly_the_legal_moves(chunk):
+    assert chunk.searched.all()  # stock_max 60: every real choice is searched
+    finite = np.isfinite(chunk.values)
+    assert (finite == chunk.masks).all()
+    assert (np.isfinite(chunk.gains) == chunk.masks).all()
+    rows = np.arange(len(chunk))
+    assert (chunk.gains[rows, chunk.base] == 0).all()  # the base move gains nothing over itself
+    assert (chunk.gain_se[rows, chunk.base] == 0).all()
+    assert (chunk.gain_se[chunk.masks] >= 0).all()
+
+
+def test_the_expert_plays_its_choice_and_the_opponent_its_own_move(chunk):
+    target = chunk.target(1.0)  # the plan's z
+    assert (chunk.played[chunk.expert] == target[chunk.expert]).all()
+    # the opponent is HeuristicAgent, as is the search's base
+    assert (chunk.played[~chunk.expert] == chunk.base[~chunk.expert]).all()
+    assert (target != chunk.base).any()  # the search does change some moves
+
+
+def test_every_return_is_the_sides_result_of_the_one_hand_game(chunk):
+    expert_points, other_points = chunk.points[chunk.game].T
+    result = 0.01 * (other_points - expert_points)  # relative reward, per side, gamma 1
+    expected = np.where(chunk.expert, result, -result)
+    assert np.allclose(chunk.returns, expected, atol=1e-4)
+    assert (chunk.stock >= 0).all() and (chunk.hand == 0).all()
+
+
+def test_a_chunk_is_the_same_every_time_it_is_labelled(chunk):
+    again = label_chunk(PLAN, 0)
+    for name in ("observations", "masks", "base", "played", "returns", "points"):
+        assert np.array_equal(getattr(again, name), getattr(chunk, name)), name
+    assert np.array_equal(again.values, chunk.values, equal_nan=True)
+    other = label_chunk(PLAN, 1)
+    assert not np.array_equal(other.points, chunk.points)
+
+
+def test_target_takes_the_search_move_only_by_z_standard_errors():
+    masks = np.zeros((3, NUM_ACTIONS), dtype=bool)
+    masks[:, [4, 9, 20]] = True
+    nan = np.full((3, NUM_ACTIONS), np.nan, dtype=np.float32)
+    values, gains, se = nan.copy(), nan.copy(), nan.copy()
+    # row 0: move 9 beats the base move 4 by 10 points, standard error 4 (2.5 errors)
+    values[0, [4, 9, 20]], gains[0, [4, 9, 20]], se[0, [4, 9, 20]] = (
+        [0, 10, -5],
+        [0, 10, -5],
+        [0, 4, 3],
+    )
+    # row 1: move 20 looks best by 3 points, standard error 6 (half an error)
+    values[1, [4, 9, 20]], gains[1, [4, 9, 20]], se[1, [4, 9, 20]] = (
+        [1, 0, 4],
+        [0, -1, 3],
+        [0, 2, 6],
+    )
+    labels = Labels(
+        observations=np.zeros((3, 5), dtype=np.float32),
+        masks=masks,
+        base=np.array([4, 4, 9], dtype=np.int16),
+        played=np.array([4, 4, 9], dtype=np.int16),
+        searched=np.array([True, True, False]),  # row 2: not searched, the base move
+        values=values,
+        gains=gains,
+        gain_se=se,
+        returns=np.zeros(3, dtype=np.float32),
+        seat=np.zeros(3, dtype=np.int8),
+        game=np.zeros(3, dtype=np.int32),
+        expert=np.ones(3, dtype=bool),
+        stock=np.zeros(3, dtype=np.int16),
+        hand=np.zeros(3, dtype=np.int16),
+        points=np.zeros((1, 2)),
+    )
+    assert labels.target(0.0).tolist() == [9, 20, 9]
+    assert labels.target(1.0).tolist() == [9, 4, 9]
+    assert labels.target(3.0).tolist() == [4, 4, 9]
+
+
+def test_a_run_resumes_where_it_stopped_and_pools(tmp_path, chunk):
+    plan = LabelPlan(env=ENV, search="search:samples=2,stock_max=3,z=1", games=1, seed=5)
+    assert list(label(plan, tmp_path, range(3))) != []
+    first = Labels.load(chunk_path(tmp_path, 1))
+    chunk_path(tmp_path, 1).unlink()  # as if killed before chunk 1 landed
+    assert len(list(label(plan, tmp_path, range(3)))) == 1  # only the missing chunk
+    again = Labels.load(chunk_path(tmp_path, 1))
+    assert np.array_equal(again.observations, first.observations)
+    assert np.array_equal(again.values, first.values, equal_nan=True)
+    pooled = pool_labels([tmp_path], plan.settings())
+    parts = [Labels.load(chunk_path(tmp_path, i)) for i in range(3)]
+    assert len(pooled) == sum(len(p) for p in parts) and pooled.games == 3
+    assert np.array_equal(pooled.game, np.concatenate([p.game + i for i, p in enumerate(parts)]))
+
+
+def test_pooling_refuses_other_settings_and_empty_folders(tmp_path):
+    plan = LabelPlan(env=ENV, search="search:samples=2,stock_max=3,z=1", games=1, seed=5)
+    list(label(plan, tmp_path, range(1)))
+    other = LabelPlan(env=ENV, search="search:samples=2,stock_max=3,z=1", games=1, seed=6)
+    with pytest.raises(ValueError, match=r"other settings \(seed: 5 there, 6 here\)"):
+        pool_labels([tmp_path], other.settings())
+    with pytest.raises(ValueError, match="no label chunks"):
+        pool_labels([tmp_path / "empty"])
+    (tmp_path / "chunk_00009.npz").write_bytes(b"junk")
+    with pytest.raises(ValueError, match=r"chunk_00009\.npz: not a labels chunk"):
+        pool_labels([tmp_path])

@@ -1,0 +1,276 @@
+"""Expert iteration's labels: what the search says of the positions of many games, on disk.
+
+A labelling run plays games of a searching expert (``SearchAgent``) against an opponent and,
+at every decision of every seat that has a real choice, keeps what the seat saw, what it could
+do, the base policy's move and, where the search looks (the stock short enough), the search's
+verdict on every legal move: its mean margin over the re-deals and its gain over the base move
+with the gain's standard error. The expert's side plays the search's move, the other side the
+opponent's; both sides' positions are labelled (the opponent's ones show the network positions
+it meets when it plays a HeuristicAgent-like game). The discounted return that followed each
+decision is kept too, in the training reward's units, for the critic.
+
+The games are split into *chunks* of a few games, each seeded by the plan and its index alone
+and written atomically to its own file: a long run can be split over processes, sessions and
+machines, killed and resumed (finished chunks are skipped), and its chunks pooled. Every chunk
+carries the plan's settings; pooling refuses a chunk labelled under other settings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing as mp
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents import SearchAgent, Table, make_agent, search_settings
+from agents.search import Verdict
+from crates_env.actions import NUM_ACTIONS
+from crates_env.env import raw_env
+from train.files import load_arrays, save_arrays
+from train.workers import serve_parent
+
+CHUNK = "chunk_{:05d}.npz"
+
+
+@dataclass(frozen=True)
+class LabelPlan:
+    """Which games to label: ``games`` per chunk on the table of ``env`` (the training
+    environment's keyword arguments: its rewards are the returns' units), the expert
+    ``search`` (an agent spec, ``"search:samples=16,stock_max=10,z=1"``) against ``opponent``;
+    returns discounted by ``gamma``; chunk ``i``'s games seeded from ``(seed, i)``."""
+
+    env: dict[str, Any]
+    search: str = "search:samples=16,stock_max=10,z=1"
+    opponent: str = "heuristic"
+    games: int = 8
+    gamma: float = 0.99
+    seed: int = 0
+
+    def settings(self) -> dict[str, Any]:
+        """What the labels depend on, for the chunk files (a base network by its contents)."""
+        settings = json.loads(json.dumps(asdict(self), sort_keys=True))
+        base = search_settings(self.search.partition(":")[2]).get("base")
+        if isinstance(base, str) and base.endswith(".zip"):
+            settings["base_sha256"] = hashlib.sha256(Path(base).read_bytes()).hexdigest()
+        return settings
+
+
+@dataclass
+class Labels:
+    """Labelled decisions (rows; forced moves are not kept) and the games they come from."""
+
+    observations: np.ndarray  # (n, obs_size) float32, the seat's public observation
+    masks: np.ndarray  # (n, NUM_ACTIONS) bool
+    base: np.ndarray  # (n,) int16: the base policy's move
+    played: np.ndarray  # (n,) int16: the move made at the table
+    searched: np.ndarray  # (n,) bool: the search looked at this decision
+    values: (
+        np.ndarray
+    )  # (n, NUM_ACTIONS) float64 (exactly as searched): mean margin of each legal move (NaN: none)
+    gains: np.ndarray  # (n, NUM_ACTIONS): mean gain over the base move (NaN: none)
+    gain_se: np.ndarray  # (n, NUM_ACTIONS): standard error of that gain (NaN: none)
+    returns: np.ndarray  # (n,) float32: discounted return that followed, in reward units
+    seat: np.ndarray  # (n,) int8
+    game: np.ndarray  # (n,) int32: the game's index in its chunk
+    expert: np.ndarray  # (n,) bool: the seat played the expert's moves
+    stock: np.ndarray  # (n,) int16: cards in the stock at the decision
+    hand: np.ndarray  # (n,) int16: the hand's index in its game
+    points: np.ndarray  # (games, 2) the expert's side's and the opponents' final scores
+
+    def __len__(self) -> int:
+        return len(self.base)
+
+    @property
+    def games(self) -> int:
+        return len(self.points)
+
+    def target(self, z: float) -> np.ndarray:
+        """The move to learn at each row: the search's choice where it searched (the base move
+        unless the best-looking move beats it by ``z`` standard errors), the base move
+        elsewhere."""
+        out = self.base.astype(np.int64)
+        for i in np.flatnonzero(self.searched):
+            legal = np.flatnonzero(self.masks[i])
+            base = int(np.flatnonzero(legal == self.base[i])[0])
+            verdict = Verdict(
+                legal, self.values[i, legal], self.gains[i, legal], self.gain_se[i, legal], base
+            )
+            out[i] = legal[verdict.choice(z)]
+        return out
+
+    def save(self, path: Path, settings: dict) -> None:
+        """Write the labels and their settings atomically (a kill never leaves half a file)."""
+        save_arrays(path, {f.name: getattr(self, f.name) for f in fields(self)}, settings)
+
+    @classmethod
+    def load(cls, path: Path, settings: dict | None = None) -> Labels:
+        """Read a chunk; ValueError if it is not one or (with ``settings``) was labelled
+        under other settings, naming them."""
+        return cls(**load_arrays(path, [f.name for f in fields(cls)], settings, "a labels chunk"))
+
+    @classmethod
+    def concatenate(cls, parts: list[Labels]) -> Labels:
+        """Parts joined in order; game indices renumbered so that each game keeps its own."""
+        offsets = np.cumsum([0] + [p.games for p in parts[:-1]])
+        joined = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)}
+        joined["game"] = np.concatenate([p.game + o for p, o in zip(parts, offsets, strict=True)])
+        return cls(**joined)
+
+
+def chunk_path(folder: Path, index: int) -> Path:
+    return folder / CHUNK.format(index)
+
+
+def label_chunk(plan: LabelPlan, index: int) -> Labels:
+    """Play and label chunk ``index``'s games (the expert's side alternates game by game)."""
+    env = raw_env(**plan.env)
+    table = Table.from_env(env)
+    seeds = np.random.SeedSequence([plan.seed, index]).generate_state(3)
+    expert = make_agent(plan.search, table, seed=int(seeds[1]))
+    if not isinstance(expert, SearchAgent):
+        raise ValueError(f"the expert must be a search agent (search:...), not {plan.search!r}")
+    opponent = make_agent(plan.opponent, table, seed=int(seeds[2]))
+    env.reset(seed=int(seeds[0]))  # the chunk's later games follow from this seed
+    parts = []
+    for game in range(plan.games):
+        if game:
+            env.reset()
+        parts.append(_label_game(env, expert, opponent, expert_side=game % 2, gamma=plan.gamma))
+    return Labels.concatenate(parts)
+
+
+def _label_game(env: raw_env, expert: SearchAgent, opponent, expert_side: int, gamma: float):
+    g, rules = env.game, env.rules
+    rows: list[dict[str, Any]] = []
+    seat_rows: dict[int, list[int]] = {s: [] for s in range(rules.num_players)}
+    rewards_list: list[float] = []  # per row: what its seat received before its next decision
+
+    def credit() -> None:
+        for s, name in enumerate(env.possible_agents):
+            if env.rewards[name] and seat_rows[s]:
+                rewards_list[seat_rows[s][-1]] += env.rewards[name]
+
+    while not g.game_over:
+        seat = g.to_play
+        obs = env.observe(env.possible_agents[seat])
+        observation, mask = obs["observation"], obs["action_mask"]
+        legal = np.flatnonzero(mask)
+        is_expert = rules.team_of(seat) == expert_side
+        base = int(expert.base_policy.act(observation, mask))
+        if len(legal) == 1:
+            env.step(int(legal[0]))
+            credit()
+            continue
+        row = {
+            "observation": observation,
+            "mask": mask,
+            "base": base,
+            "seat": seat,
+            "expert": is_expert,
+            "stock": g.view(seat).stock_size,
+            "hand": g.hand_index,
+            "verdict": None,
+        }
+        move = base if is_expert else int(opponent.act(observation, mask))
+        if expert.searches(env, legal):
+            verdict = Verdict.of(expert.move_margins(env, legal), legal, base)
+            row["verdict"] = verdict
+            if is_expert:
+                move = int(legal[verdict.choice(expert.z)])
+        row["played"] = move
+        seat_rows[seat].append(len(rows))
+        rows.append(row)
+        rewards_list.append(0.0)
+        env.step(move)
+        credit()
+    rewards = np.asarray(rewards_list)
+    returns = np.zeros(len(rows), dtype=np.float32)
+    for indices in seat_rows.values():
+        ret = 0.0
+        for i in reversed(indices):
+            ret = rewards[i] + gamma * ret
+            returns[i] = ret
+    return _labels_of(rows, returns, g, rules, expert_side)
+
+
+def _labels_of(rows, returns, g, rules, expert_side: int) -> Labels:
+    n = len(rows)
+    values = np.full((n, NUM_ACTIONS), np.nan)
+    gains, gain_se = values.copy(), values.copy()
+    for i, row in enumerate(rows):
+        verdict = row["verdict"]
+        if verdict is not None:
+            values[i, verdict.legal] = verdict.values
+            gains[i, verdict.legal] = verdict.gains
+            gain_se[i, verdict.legal] = verdict.gain_se
+    scores = list(g.scores)
+    others = [s for t, s in enumerate(scores) if t != expert_side]
+    return Labels(
+        observations=np.array([r["observation"] for r in rows], dtype=np.float32).reshape(n, -1),
+        masks=np.array([r["mask"] for r in rows], dtype=bool).reshape(n, NUM_ACTIONS),
+        base=np.array([r["base"] for r in rows], dtype=np.int16),
+        played=np.array([r["played"] for r in rows], dtype=np.int16),
+        searched=np.array([r["verdict"] is not None for r in rows], dtype=bool),
+        values=values,
+        gains=gains,
+        gain_se=gain_se,
+        returns=returns,
+        seat=np.array([r["seat"] for r in rows], dtype=np.int8),
+        game=np.zeros(n, dtype=np.int32),
+        expert=np.array([r["expert"] for r in rows], dtype=bool),
+        stock=np.array([r["stock"] for r in rows], dtype=np.int16),
+        hand=np.array([r["hand"] for r in rows], dtype=np.int16),
+        points=np.array([[scores[expert_side], float(np.mean(others))]], dtype=np.float64),
+    )
+
+
+# ---------------------------------------------------------------------- runs of chunks
+def pending(folder: Path, chunks: Iterable[int]) -> list[int]:
+    """The chunks of ``chunks`` not yet written to ``folder``."""
+    return [i for i in chunks if not chunk_path(folder, i).exists()]
+
+
+def _label_and_save(job: tuple[LabelPlan, int, Path, dict]) -> int:
+    plan, index, folder, settings = job
+    labels = label_chunk(plan, index)
+    labels.save(chunk_path(folder, index), settings)
+    return len(labels)
+
+
+def _init_labeller() -> None:
+    serve_parent()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def label(plan: LabelPlan, folder: Path, chunks: Iterable[int], workers: int = 1) -> Iterator[int]:
+    """Label the chunks of ``chunks`` missing from ``folder`` (over ``workers`` processes);
+    yields each finished chunk's number of rows, as it lands."""
+    settings = plan.settings()
+    folder.mkdir(parents=True, exist_ok=True)
+    jobs = [(plan, i, folder, settings) for i in pending(folder, chunks)]
+    if workers <= 1:
+        for job in jobs:
+            yield _label_and_save(job)
+        return
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(workers, initializer=_init_labeller) as pool:
+        yield from pool.imap_unordered(_label_and_save, jobs)
+
+
+def pool_labels(folders: Iterable[Path], settings: dict | None = None) -> Labels:
+    """Every chunk of ``folders`` joined (in folder and chunk order); ValueError if none is
+    there, or a chunk was labelled under settings other than ``settings``."""
+    paths = [p for folder in folders for p in sorted(Path(folder).glob("chunk_*.npz"))]
+    paths = [p for p in paths if not p.name.endswith(".tmp.npz")]
+    if not paths:
+        raise ValueError(f"no label chunks (chunk_*.npz) in {', '.join(map(str, folders))}")
+    return Labels.concatenate([Labels.load(p, settings) for p in paths])
