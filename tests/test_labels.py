@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from crates_env.actions import NUM_ACTIONS
-from train.expert import LabelPlan, Labels, chunk_path, label, label_chunk, pool_labels
+from train.labels import LabelPlan, Labels, chunk_path, label, label_chunk, pool_labels
 
 # One hand of five cards: a game is short, and with gamma 1 every decision's return is its
 # side's result of the game.
