@@ -30,6 +30,7 @@ engine does not play, one at a time on the reference engine.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,10 +121,21 @@ class SearchAgent(BaseAgent):
         Each re-deal is ``resample_hidden`` for the mover's seat, so the search never reads a
         card the seat cannot see; every move is tried on a clone of the same re-deal, whose
         reshuffles are the same too."""
+        return self.margins_of([(env, legal)])[0]
+
+    def margins_of(self, decisions: Sequence[tuple[Any, np.ndarray]]) -> list[np.ndarray]:
+        """``move_margins`` of several decisions, each ``(env, legal)`` of its own game: the
+        re-deals drawn decision by decision, then (with a base policy that decides a batch at
+        once, on a table the compiled engine plays) every rollout of every decision advanced
+        together, so that many decisions cost little more than one."""
         if hasattr(self.base_policy, "act_batch"):  # HeuristicAgent and networks: batched
-            batch = self._batch(env.rules, len(legal) * self.samples)
+            needed = self.samples * sum(len(legal) for _, legal in decisions)
+            batch = self._batch(decisions[0][0].rules, needed)
             if batch is not None:
-                return self._batched_margins(batch, env, legal)
+                return self._batched_margins(batch, decisions)
+        return [self._margins_one_at_a_time(env, legal) for env, legal in decisions]
+
+    def _margins_one_at_a_time(self, env, legal: np.ndarray) -> np.ndarray:
         g = env.game
         seat = g.to_play
         team = env.rules.team_of(seat)
@@ -145,44 +157,59 @@ class SearchAgent(BaseAgent):
         return _side_margin(g, hand, team)
 
     def _batch(self, rules, size: int):
-        """A VectorGame of ``size`` games of ``rules``, or None where it does not play them."""
+        """A VectorGame of at least ``size`` games of ``rules`` (a power of two, so that a few
+        serve every decision), or None where the compiled engine does not play them."""
         from crates_env.vector import VectorGame
 
-        key = (rules, size)
+        key = (rules, 1 << max(0, size - 1).bit_length())
         if key not in self._batches:
             try:
                 self._batches[key] = VectorGame(
-                    size, rules.preset, rules.num_players, autoreset=False, **rules.options()
+                    key[1], rules.preset, rules.num_players, autoreset=False, **rules.options()
                 )
             except ValueError:  # a table the compiled engine does not play
                 self._batches[key] = None
         return self._batches[key]
 
-    def _batched_margins(self, vg, env, legal: np.ndarray) -> np.ndarray:
-        """``move_margins`` with every move x re-deal advanced together on the compiled engine,
-        the base policy deciding every seat of every rollout in one call a round (one forward
-        pass of a network, one compiled call of HeuristicAgent): the same re-deals and the same
-        rollouts as the one-at-a-time search, so the same values."""
-        g = env.game
-        seat, hand = g.to_play, g.hand_index
-        moves = len(legal)
-        for k in range(self.samples):
-            vg.from_game(g.resample_hidden(seat, self.rng), k * moves)
-            vg.copy_games([k * moves] * (moves - 1), np.arange(k * moves + 1, (k + 1) * moves))
+    def _batched_margins(self, vg, decisions: Sequence[tuple[Any, np.ndarray]]) -> list:
+        """``margins_of`` with every move x re-deal of every decision advanced together on the
+        compiled engine, the base policy deciding every seat of every rollout in one call a
+        round (one forward pass of a network, one compiled call of HeuristicAgent): the same
+        re-deals and the same rollouts as the one-at-a-time search, so the same values."""
+        hand = np.full(vg.num_games, -1)  # the hand each slot's rollout plays to its end
+        moves, starts, slot = [], [], 0
+        for env, legal in decisions:
+            g = env.game
+            moves.append(np.tile(legal, self.samples))
+            starts.append(slot)
+            for _ in range(self.samples):
+                vg.from_game(g.resample_hidden(g.to_play, self.rng), slot)
+                vg.copy_games([slot] * (len(legal) - 1), np.arange(slot + 1, slot + len(legal)))
+                slot += len(legal)
+            hand[starts[-1] : slot] = g.hand_index
+        used = np.arange(vg.num_games) < slot
+        vg.copy_games(np.zeros(vg.num_games - slot, dtype=int), np.flatnonzero(~used))
         before = vg.scores
-        vg.step(np.tile(legal, self.samples))
+        actions = np.zeros(vg.num_games, dtype=np.int64)
+        actions[:slot] = np.concatenate(moves)
+        vg.step(actions, active=used)
         while True:
-            live = ~vg.game_over & (vg.hands_played == hand)
+            live = used & ~vg.game_over & (vg.hands_played == hand)
             if not live.any():
                 break
-            actions = np.zeros(vg.num_games, dtype=np.int64)
+            actions[:] = 0
             actions[live] = self.base_policy.act_batch(vg.observe()[live], vg.legal_mask()[live])
             vg.step(actions, active=live)
         points = vg.scores - before  # the hand's points: scores change only when a hand ends
-        team = env.rules.team_of(seat)
-        others = np.delete(points, team, axis=1).mean(axis=1)
-        margins = np.where(vg.hands_played > hand, others - points[:, team], 0.0)
-        return margins.reshape(self.samples, moves).T
+        ended = vg.hands_played > hand
+        out = []
+        for (env, legal), start in zip(decisions, starts, strict=True):
+            rows = slice(start, start + len(legal) * self.samples)
+            team = env.rules.team_of(env.game.to_play)
+            others = np.delete(points[rows], team, axis=1).mean(axis=1)
+            margins = np.where(ended[rows], others - points[rows, team], 0.0)
+            out.append(margins.reshape(self.samples, len(legal)).T)
+        return out
 
 
 @dataclass(frozen=True)

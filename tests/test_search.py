@@ -202,3 +202,16 @@ def test_batched_rollouts_give_the_one_at_a_time_values(seed, base):
     np.testing.assert_array_equal(
         batched.move_values(env, legal), one_by_one.move_values(env, legal)
     )
+
+
+def test_decisions_of_several_games_searched_together_get_their_own_margins():
+    """margins_of rolls out every decision's moves x re-deals in one batch: each decision gets
+    exactly the margins it gets searched alone (the re-deals drawn in the same order)."""
+    decisions = [_env_at(seed, stock_at_most=8)[::2] for seed in (5, 7, 11, 13)]
+    decisions = [(env, np.flatnonzero(mask)) for env, mask in decisions]
+    table = Table.from_env(decisions[0][0])
+    together = SearchAgent(table, samples=4, seed=3).margins_of(decisions)
+    alone = SearchAgent(table, samples=4, seed=3)
+    for (env, legal), margins in zip(decisions, together, strict=True):
+        assert margins.shape == (len(legal), 4)
+        np.testing.assert_array_equal(margins, alone.move_margins(env, legal))

@@ -128,78 +128,100 @@ def chunk_path(folder: Path, index: int) -> Path:
 
 
 def label_chunk(plan: LabelPlan, index: int) -> Labels:
-    """Play and label chunk ``index``'s games (the expert's side alternates game by game)."""
-    env = raw_env(**plan.env)
-    table = Table.from_env(env)
-    seeds = np.random.SeedSequence([plan.seed, index]).generate_state(3)
-    expert = make_agent(plan.search, table, seed=int(seeds[1]))
+    """Play and label chunk ``index``'s games (the expert's side alternates game by game).
+
+    The games go on side by side: each is played on to its next searched decision, and the
+    decisions waiting in every game are searched together (``SearchAgent.margins_of``)."""
+    seeds = np.random.SeedSequence([plan.seed, index]).generate_state(plan.games + 2)
+    games = []
+    for i in range(plan.games):
+        env = raw_env(**plan.env)
+        env.reset(seed=int(seeds[i]))
+        games.append(_GameLabeller(env, expert_side=i % 2))
+    table = Table.from_env(games[0].env)
+    expert = make_agent(plan.search, table, seed=int(seeds[-2]))
     if not isinstance(expert, SearchAgent):
         raise ValueError(f"the expert must be a search agent (search:...), not {plan.search!r}")
-    opponent = make_agent(plan.opponent, table, seed=int(seeds[2]))
-    env.reset(seed=int(seeds[0]))  # the chunk's later games follow from this seed
-    parts = []
-    for game in range(plan.games):
-        if game:
-            env.reset()
-        parts.append(_label_game(env, expert, opponent, expert_side=game % 2, gamma=plan.gamma))
-    return Labels.concatenate(parts)
+    opponent = make_agent(plan.opponent, table, seed=int(seeds[-1]))
+    while waiting := [game for game in games if game.advance(expert, opponent)]:
+        decisions = [(game.env, game.legal) for game in waiting]
+        for game, margins in zip(waiting, expert.margins_of(decisions), strict=True):
+            game.decide(expert, Verdict.of(margins, game.legal, game.row["base"]))
+    return Labels.concatenate([game.labels(plan.gamma) for game in games])
 
 
-def _label_game(env: raw_env, expert: SearchAgent, opponent, expert_side: int, gamma: float):
-    g, rules = env.game, env.rules
-    rows: list[dict[str, Any]] = []
-    seat_rows: dict[int, list[int]] = {s: [] for s in range(rules.num_players)}
-    rewards_list: list[float] = []  # per row: what its seat received before its next decision
+class _GameLabeller:
+    """One game being played and labelled: its rows so far and the decision waiting."""
 
-    def credit() -> None:
-        for s, name in enumerate(env.possible_agents):
-            if env.rewards[name] and seat_rows[s]:
-                rewards_list[seat_rows[s][-1]] += env.rewards[name]
+    def __init__(self, env: raw_env, expert_side: int) -> None:
+        self.env, self.expert_side = env, expert_side
+        self.rows: list[dict[str, Any]] = []
+        self.rewards: list[float] = []  # per row: what its seat received before its next decision
+        self.seat_rows: dict[int, list[int]] = {s: [] for s in range(env.rules.num_players)}
+        self.row: dict[str, Any] = {}
+        self.legal = np.zeros(0, dtype=np.int64)
 
-    while not g.game_over:
-        seat = g.to_play
-        obs = env.observe(env.possible_agents[seat])
-        observation, mask = obs["observation"], obs["action_mask"]
-        legal = np.flatnonzero(mask)
-        is_expert = rules.team_of(seat) == expert_side
-        base = int(expert.base_policy.act(observation, mask))
-        if len(legal) == 1:
-            env.step(int(legal[0]))
-            credit()
-            continue
-        row = {
-            "observation": observation,
-            "mask": mask,
-            "base": base,
-            "seat": seat,
-            "expert": is_expert,
-            "stock": g.view(seat).stock_size,
-            "hand": g.hand_index,
-            "verdict": None,
-        }
-        move = base if is_expert else int(opponent.act(observation, mask))
-        if expert.searches(env, legal):
-            verdict = Verdict.of(expert.move_margins(env, legal), legal, base)
-            row["verdict"] = verdict
-            if is_expert:
-                move = int(legal[verdict.choice(expert.z)])
-        row["played"] = move
-        seat_rows[seat].append(len(rows))
-        rows.append(row)
-        rewards_list.append(0.0)
-        env.step(move)
-        credit()
-    rewards = np.asarray(rewards_list)
-    returns = np.zeros(len(rows), dtype=np.float32)
-    for indices in seat_rows.values():
-        ret = 0.0
-        for i in reversed(indices):
-            ret = rewards[i] + gamma * ret
-            returns[i] = ret
-    return _labels_of(rows, returns, g, rules, expert_side)
+    def advance(self, expert: SearchAgent, opponent) -> bool:
+        """Play on until a decision the expert searches (True: it waits in ``row``) or the
+        game's end (False)."""
+        env, g = self.env, self.env.game
+        while not g.game_over:
+            seat = g.to_play
+            seen = env.observe(env.possible_agents[seat])
+            observation, mask = seen["observation"], seen["action_mask"]
+            self.legal = np.flatnonzero(mask)
+            if len(self.legal) == 1:  # forced: nothing to learn
+                self._step(int(self.legal[0]))
+                continue
+            is_expert = env.rules.team_of(seat) == self.expert_side
+            base = int(expert.base_policy.act(observation, mask))
+            self.row = {
+                "observation": observation,
+                "mask": mask,
+                "base": base,
+                "seat": seat,
+                "expert": is_expert,
+                "stock": g.view(seat).stock_size,
+                "hand": g.hand_index,
+                "verdict": None,
+                "played": base if is_expert else int(opponent.act(observation, mask)),
+            }
+            if expert.searches(env, self.legal):
+                return True
+            self._record_and_play()
+        return False
+
+    def decide(self, expert: SearchAgent, verdict: Verdict) -> None:
+        """The search's verdict on the waiting decision; the expert's side plays its choice."""
+        self.row["verdict"] = verdict
+        if self.row["expert"]:
+            self.row["played"] = int(self.legal[verdict.choice(expert.z)])
+        self._record_and_play()
+
+    def _record_and_play(self) -> None:
+        self.seat_rows[self.row["seat"]].append(len(self.rows))
+        self.rows.append(self.row)
+        self.rewards.append(0.0)
+        self._step(self.row["played"])
+
+    def _step(self, action: int) -> None:
+        """Play ``action``; a seat's rewards go to its latest row (the decisions before them)."""
+        self.env.step(action)
+        for s, name in enumerate(self.env.possible_agents):
+            if self.env.rewards[name] and self.seat_rows[s]:
+                self.rewards[self.seat_rows[s][-1]] += self.env.rewards[name]
+
+    def labels(self, gamma: float) -> Labels:
+        returns = np.zeros(len(self.rows), dtype=np.float32)
+        for indices in self.seat_rows.values():
+            ret = 0.0
+            for i in reversed(indices):
+                ret = self.rewards[i] + gamma * ret
+                returns[i] = ret
+        return _labels_of(self.rows, returns, self.env.game, self.expert_side)
 
 
-def _labels_of(rows, returns, g, rules, expert_side: int) -> Labels:
+def _labels_of(rows, returns, g, expert_side: int) -> Labels:
     n = len(rows)
     values = np.full((n, NUM_ACTIONS), np.nan)
     gains, gain_se = values.copy(), values.copy()
