@@ -77,7 +77,7 @@ class SearchAgent(BaseAgent):
                 "z=0 searches with one re-deal"
             )
         if base == "heuristic":
-            self.base_policy = HeuristicAgent(table)
+            self.base_policy = HeuristicAgent(table, seed)
         elif isinstance(base, str) and base.endswith(".zip"):
             self.base_policy = PolicyAgent(base, table=table)
         else:

@@ -215,3 +215,16 @@ def test_decisions_of_several_games_searched_together_get_their_own_margins():
     for (env, legal), margins in zip(decisions, together, strict=True):
         assert margins.shape == (len(legal), 4)
         np.testing.assert_array_equal(margins, alone.move_margins(env, legal))
+
+
+def test_a_seeded_search_names_a_wild_starters_suit_from_its_own_seed():
+    """The base policy inside SearchAgent draws from the agent's seed: a blind suit named for
+    a wild starter (the stock is full, so the search does not look) repeats with the seed."""
+    from .test_agents import position
+
+    env = position([["QC", "JC"], ["4H", "KS"], ["JD", "QD"], ["2S", "3S"]], "8H")
+    obs, mask = _observe(env)
+    table = Table.from_env(env)
+    for seed in range(12):
+        first, second = SearchAgent(table, seed=seed), SearchAgent(table, seed=seed)
+        assert first.act_in(env, obs, mask) == second.act_in(env, obs, mask)
