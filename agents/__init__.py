@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from .base import Agent, BaseAgent, Table, decide
+from .names import AGENT_NAMES, agent_by_name, search_settings
 from .policy import PolicyAgent, is_rllib_module
 from .scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from .search import SearchAgent
-
-AGENT_NAMES = ("random", "greedy", "heuristic", "search")
 
 
 def make_agent(spec: str, table: Table, seed: int | None = None) -> Agent:
@@ -24,42 +23,7 @@ def make_agent(spec: str, table: Table, seed: int | None = None) -> Agent:
         from .rllib import RLlibPolicyAgent  # RLlib is an optional extra
 
         return RLlibPolicyAgent(spec, table)
-    name, colon, settings = spec.partition(":")
-    if name == "search":
-        return SearchAgent(table, seed=seed, **search_settings(settings))
-    if name == "random" and not colon:
-        return RandomAgent(seed)
-    if name == "greedy" and not colon:
-        return GreedyAgent(table)
-    if name == "heuristic" and not colon:
-        return HeuristicAgent(table, seed)
-    raise ValueError(
-        f"unknown agent {spec!r}: valid names are {', '.join(AGENT_NAMES)} (search:setting=value,"
-        f"... with settings {', '.join(SEARCH_SETTINGS)}), or the path of an existing "
-        "MaskablePPO checkpoint (.zip) or RLlib module folder"
-    )
-
-
-SEARCH_SETTINGS = {"samples": int, "stock_max": int, "base": str, "z": float}
-
-
-def search_settings(text: str) -> dict[str, int | float | str]:
-    """``"samples=16,stock_max=10"`` -> ``{"samples": 16, "stock_max": 10}`` (SearchAgent's
-    keyword arguments); ValueError naming the valid settings for anything else."""
-    settings: dict[str, int | float | str] = {}
-    for item in filter(None, text.split(",")):
-        key, equals, value = item.partition("=")
-        if key not in SEARCH_SETTINGS or not equals:
-            raise ValueError(
-                f"search setting {item!r}: write name=value with a name among "
-                f"{', '.join(SEARCH_SETTINGS)}"
-            )
-        try:
-            settings[key] = SEARCH_SETTINGS[key](value)
-        except ValueError:
-            kind = "an integer" if SEARCH_SETTINGS[key] is int else "a number"
-            raise ValueError(f"search setting {key} must be {kind}, not {value!r}") from None
-    return settings
+    return agent_by_name(spec, table, seed)
 
 
 __all__ = [

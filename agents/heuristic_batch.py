@@ -10,7 +10,6 @@ generator.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -24,66 +23,30 @@ from crates_env.vector.core import score_hand_counts
 from crates_env.vector.games import rules_record
 
 from .base import Table
-from .scripted import HeuristicAgent as H
+from .heuristic_data import (
+    BLOCK,
+    COOPER,
+    COUNT_KEEP,
+    DRAW_HURT,
+    FOLLOW,
+    LAST_SIX,
+    LAST_WILD,
+    OUT,
+    PARTNER_LOW,
+    SIX_FOLLOW,
+    START_COUNT,
+    SUIT_SHORT,
+    THREAT_HURT,
+    URGENCY,
+    WILD_KEEP,
+    WILD_KEEP_SMALL,
+    Positions,
+    follow_table,
+    suit_naturals,
+)
 
 PENALTY_CARD = int(Decision.PENALTY_CARD)
 MAX_DRAWS = 12  # players a card's function may make draw (a 5 at a 12-seat craits table: 11)
-# The agent's weights, read from HeuristicAgent (numba compiles them in as constants).
-WILD_KEEP, WILD_KEEP_SMALL, COUNT_KEEP = H.WILD_KEEP, H.WILD_KEEP_SMALL, H.COUNT_KEEP
-DRAW_HURT, THREAT_HURT, START_COUNT = H.DRAW_HURT, H.THREAT_HURT, H.START_COUNT
-SIX_FOLLOW, COOPER, FOLLOW = H.SIX_FOLLOW, H.COOPER, H.FOLLOW
-LAST_WILD, LAST_SIX, OUT = H.LAST_WILD, H.LAST_SIX, H.OUT
-PARTNER_LOW, BLOCK, SUIT_SHORT, URGENCY = H.PARTNER_LOW, H.BLOCK, H.SUIT_SHORT, H.URGENCY
-
-
-@dataclass
-class Positions:
-    """A batch of observations read the way a player thinks about them, one row a position:
-    the batch twin of ``Position.read`` (seats are relative slots; -1 where no suit or rank is
-    set), in arrays the kernel reads."""
-
-    hand: np.ndarray  # (B, kinds) copies held of each kind
-    suit: np.ndarray  # (B,) current suit
-    rank: np.ndarray  # (B,) current rank
-    count: np.ndarray  # (B,) total of the running count, 0 when none runs
-    clockwise: np.ndarray  # (B,) bool
-    sizes: np.ndarray  # (B, n) cards held by each slot (slot k is k seats to our left)
-    played: np.ndarray  # (B, kinds) times each kind was played this hand
-    stock: np.ndarray  # (B,) cards left in the stock
-    next_pressure: np.ndarray  # (B, n) float64: value of each slot's side's next pressure
-    decision: np.ndarray  # (B,)
-
-    @classmethod
-    def read(cls, table: Table, obs: np.ndarray) -> Positions:
-        """Decode a batch of observations (``B x size``)."""
-
-        def whole(name: str) -> np.ndarray:
-            return np.rint(table.decode(obs, name)).astype(np.int64)
-
-        hand = np.maximum(whole("hand"), 0)
-        turn = np.zeros(len(obs), dtype=np.int64)
-        if "acting_for" in table.layout:
-            # Playing the dummy's hand (Skill-hand World Series' Figgy): think from its seat.
-            acting = table.slice(obs, "acting_for")
-            turn = np.where(acting.any(axis=1), acting.argmax(axis=1), 0)
-            hand = np.where((turn > 0)[:, None], np.maximum(whole("dummy_hand"), 0), hand)
-        # slot k of a row is seat (k + turn) of its observation
-        slots = (np.arange(table.num_players) + turn[:, None]) % table.num_players
-        suit, rank = table.slice(obs, "current_suit"), table.slice(obs, "current_rank")
-        # float64 of the stored value: the agent's sums are all in float64
-        pressure = table.decode(obs, "next_pressure").astype(np.float64)
-        return cls(
-            hand=hand,
-            suit=np.where(suit.any(axis=1), suit.argmax(axis=1), -1),
-            rank=np.where(rank.any(axis=1), rank.argmax(axis=1), -1),
-            count=whole("count")[:, 0],
-            clockwise=table.slice(obs, "clockwise")[:, 0] > 0.5,
-            sizes=np.take_along_axis(whole("hand_sizes"), slots, axis=1),
-            played=whole("played"),
-            stock=whole("stock_size")[:, 0],
-            next_pressure=np.take_along_axis(pressure, slots, axis=1),
-            decision=table.slice(obs, "decision").argmax(axis=1),
-        )
 
 
 class TableArrays(NamedTuple):
@@ -94,8 +57,8 @@ class TableArrays(NamedTuple):
     card_points: np.ndarray  # (kinds,) int64
     copies: np.ndarray  # (kinds,) int64
     wild: np.ndarray  # (kinds,) bool: an 8 or 9 (not the Joker)
-    follows: np.ndarray  # (4, 13, kinds) bool: HeuristicAgent._match
-    naturals: np.ndarray  # (4, kinds) bool: the suit's natural (non-wild) kinds
+    follows: np.ndarray  # (4, 13, kinds) bool: heuristic_data.follow_table
+    naturals: np.ndarray  # (4, kinds) bool: heuristic_data.suit_naturals
     count_pips: np.ndarray  # (13,) what each rank adds to a count, -1 if it is no count card
     n_draws: np.ndarray  # (kinds,) int64
     draw_seats: np.ndarray  # (kinds, MAX_DRAWS) seats on from the player
@@ -103,8 +66,7 @@ class TableArrays(NamedTuple):
     rules: np.record  # crates_env.vector's rules record: scores a hand as the rules do
 
     @classmethod
-    def of(cls, agent: H) -> TableArrays:
-        table: Table = agent.table
+    def of(cls, table: Table) -> TableArrays:
         n_draws = np.zeros(NUM_KINDS, dtype=np.int64)
         seats = np.zeros((NUM_KINDS, MAX_DRAWS), dtype=np.int64)
         cards = np.zeros((NUM_KINDS, MAX_DRAWS), dtype=np.int64)
@@ -115,9 +77,6 @@ class TableArrays(NamedTuple):
         pips = np.full(13, -1, dtype=np.int64)
         for rank, value in COUNT_PIPS.items():
             pips[rank] = value
-        naturals = np.zeros((4, NUM_KINDS), dtype=np.bool_)
-        for suit, kinds in enumerate(agent._suit_naturals):
-            naturals[suit, kinds] = True
         record = rules_record(
             table.rules,
             reward_mode="points",
@@ -131,8 +90,8 @@ class TableArrays(NamedTuple):
             card_points=np.array(table.card_points, dtype=np.int64),
             copies=np.array(table.kind_copies, dtype=np.int64),
             wild=np.array([table.is_wild(k) for k in range(NUM_KINDS)]),
-            follows=agent._match,
-            naturals=naturals,
+            follows=follow_table(table),
+            naturals=suit_naturals(table),
             count_pips=pips,
             n_draws=n_draws,
             draw_seats=seats,
@@ -450,33 +409,3 @@ def _best_suit(t, hand, pos, suits):
 def _unseen(t, pos):
     """Copies of each kind neither held nor played this hand: what the others may hold."""
     return np.maximum(t.copies - pos[0] - pos[6], 0)
-
-
-def check_against_reference(
-    preset: str, num_players: int, games: int, rounds: int, seed: int, **options
-) -> int:
-    """The differential check: ``games`` games on the compiled engine for ``rounds`` decisions
-    each, HeuristicAgent deciding three moves in four and a random legal move the rest (to
-    reach positions it would not play into); at every decision ``act_batch`` is held against
-    ``act`` row by row. Returns the positions compared; raises AssertionError at a difference."""
-    from crates_env.vector import VectorGame
-
-    vg = VectorGame(games, preset, num_players, **options)
-    vg.reset(np.arange(seed, seed + games))
-    batched, reference = H(Table.from_rules(vg.rules), seed), H(Table.from_rules(vg.rules), seed)
-    rng = np.random.default_rng(seed)
-    compared = 0
-    for step in range(rounds):
-        observations, masks = vg.observe(), vg.legal_mask()
-        actions = batched.act_batch(observations, masks)
-        for i, (o, m) in enumerate(zip(observations, masks, strict=True)):
-            expected = reference.act(o, m)
-            if actions[i] != expected:
-                raise AssertionError(
-                    f"{preset} {num_players}p {options}, game {i}, round {step}: act_batch "
-                    f"{actions[i]}, act {expected}"
-                )
-        compared += len(masks)
-        random = vg.random_actions(rng)
-        vg.step(np.where(rng.random(games) < 0.75, actions, random))
-    return compared

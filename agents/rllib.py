@@ -27,6 +27,7 @@ from crates_env.actions import NUM_ACTIONS
 from crates_env.env import raw_env
 
 from .base import BaseAgent, Table
+from .names import agent_by_name
 from .policy import is_rllib_module
 
 
@@ -83,10 +84,8 @@ class ScriptedModule(RLModule):
     ``model_config["env_kwargs"]``, as an RLlib module."""
 
     def setup(self):
-        from . import make_agent
-
         table = Table.from_env(raw_env(**self.model_config["env_kwargs"]))
-        self.agent = make_agent(self.model_config["agent"], table, seed=0)
+        self.agent = agent_by_name(self.model_config["agent"], table, seed=0)
 
     def _forward_inference(self, batch, **kwargs):
         obs = batch[Columns.OBS]

@@ -8,27 +8,18 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 import numpy as np
 
 from crates_env import Decision
 from crates_env.actions import ANNOUNCE, DRAW, NUM_ACTIONS, SUIT
-from crates_env.cards import (
-    FOUR,
-    JOKER,
-    NUM_KINDS,
-    SEVEN,
-    SIX,
-    TEN,
-    TWO,
-    rank_of,
-    suit_of,
-)
+from crates_env.cards import FOUR, JOKER, NUM_KINDS, SEVEN, SIX, TEN, TWO, rank_of, suit_of
 from crates_env.env import UniformRandom, legal_actions
 from crates_env.rules import COUNT_PIPS
 
+from . import heuristic_data as weights
 from .base import BaseAgent, Table
+from .heuristic_data import Position, Positions, follow_table, follows, suit_naturals
 
 
 def _split(legal: np.ndarray) -> tuple[list[int], list[int], list[int]]:
@@ -92,51 +83,6 @@ def suit_lengths(table: Table, kinds: list[int]) -> list[int]:
     return held
 
 
-@dataclass
-class Position:
-    """The observation read the way a player thinks about it (seats are relative slots); its
-    batch twin is ``agents.heuristic_batch.Positions``."""
-
-    hand: list[int]  # kinds held, one entry per card
-    suit: int | None  # current suit
-    rank: int | None  # current rank
-    count: int  # total of the running count, 0 when none runs
-    clockwise: bool
-    sizes: list[int]  # cards held by each slot (slot 0 is us, slot k is k seats to our left)
-    played: np.ndarray  # times each kind was played this hand
-    stock: int  # cards left in the stock
-    next_pressure: list[float]  # value of each slot's side's next pressure
-    decision: int
-
-    @classmethod
-    def read(cls, table: Table, obs: np.ndarray) -> Position:
-        suit = table.slice(obs, "current_suit")
-        rank = table.slice(obs, "current_rank")
-        hand, turn = table.hand_kinds(obs), 0
-        if "acting_for" in table.layout and table.slice(obs, "acting_for").any():
-            # Playing the dummy's hand (Skill-hand World Series' Figgy): think from its seat.
-            turn = int(np.argmax(table.slice(obs, "acting_for")))
-            if turn:
-                dummy = np.rint(table.slice(obs, "dummy_hand")).astype(int)
-                hand = [int(k) for k in np.repeat(np.arange(NUM_KINDS), np.maximum(dummy, 0))]
-        sizes = table.counts(obs, "hand_sizes")
-        # Python floats: the agent's sums are float64 (numpy float32 scalars would make some
-        # of them float32, and the compiled twin, agents.heuristic_batch, sums in float64)
-        pressure = [float(x) for x in table.decode(obs, "next_pressure")]
-        return cls(
-            hand=hand,
-            suit=int(np.argmax(suit)) if suit.any() else None,
-            rank=int(np.argmax(rank)) if rank.any() else None,
-            count=table.counts(obs, "count")[0],
-            clockwise=table.scalar(obs, "clockwise") > 0.5,
-            sizes=sizes[turn:] + sizes[:turn],
-            played=np.rint(table.slice(obs, "played")).astype(int),
-            stock=table.counts(obs, "stock_size")[0],
-            next_pressure=pressure[turn:] + pressure[:turn],
-            decision=_decision(table, obs),
-        )
-
-
 class HeuristicAgent(BaseAgent):
     """A Crates player's strategy, card by card.
 
@@ -175,38 +121,13 @@ class HeuristicAgent(BaseAgent):
     functions; there the agent only sheds its costliest natural card and keeps its wilds.
     """
 
-    # Weights in points (what a card left in hand costs), tuned against GreedyAgent.
-    WILD_KEEP = 60.0  # a wild held back: a play that is never refused
-    WILD_KEEP_SMALL = 20.0  # extra when the hand is small: the card to go out on
-    COUNT_KEEP = 20.0  # the last ace or 2, kept to answer a count
-    DRAW_HURT = 8.0  # a card someone takes, before the threat it delays
-    THREAT_HURT = 30.0  # delaying a player who is about to go out
-    START_COUNT = 40.0  # a count started on a player with one card
-    SIX_FOLLOW = 15.0  # a 6 with a follow-up plays two cards in one turn
-    COOPER = 40.0  # a 6 with nothing to follow: the turn ends with a draw
-    FOLLOW = 2.0  # each card left that follows the suit or rank the play leaves
-    LAST_WILD = 50.0  # the last card a wild: out at the next turn (outside a count)
-    LAST_SIX = 30.0  # the last card a 6: it cannot go out
-    OUT = 1000.0
-    PARTNER_LOW = 2  # a partner with this many cards or fewer gets no card from our 7
-    BLOCK = 20.0  # a suit the next opponent is unlikely to follow, by their threat
-    SUIT_SHORT = 0.3  # per unseen card of a suit we might name
-    URGENCY = 2.0  # how much more a point shed is worth when the hand may end at once
-
     def __init__(self, table: Table, seed: int | None = None) -> None:
         self.table = table
         self.rng = np.random.default_rng(seed)
         self.n = table.num_players
         self._copies = np.array(table.kind_copies)
-        # _match[suit, rank]: the kinds that may be played on that suit and rank
-        self._match = np.zeros((4, 13, NUM_KINDS), dtype=bool)
-        for kind in range(NUM_KINDS):
-            for suit in range(4):
-                for rank in range(13):
-                    self._match[suit, rank, kind] = self._follows(kind, suit, rank)
-        self._suit_naturals = [
-            [k for k in range(JOKER) if suit_of(k) == s and not table.is_wild(k)] for s in range(4)
-        ]
+        self._match = follow_table(table)  # [suit, rank, kind]: may be played on them
+        self._suit_naturals = suit_naturals(table)  # [suit, kind]: its natural cards
 
     # ------------------------------------------------------------------ entry point
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -242,7 +163,7 @@ class HeuristicAgent(BaseAgent):
         arrays = self._arrays
         if arrays is None:
             return np.array([self.act(o, m) for o, m in zip(obs, masks, strict=True)], np.int64)
-        from .heuristic_batch import Positions, heuristic_actions
+        from .heuristic_batch import heuristic_actions
 
         actions = heuristic_actions(arrays, Positions.read(self.table, obs), masks)
         for i in np.flatnonzero(actions < 0):  # a wild starter's suit: from our own generator
@@ -256,7 +177,7 @@ class HeuristicAgent(BaseAgent):
             return None
         from .heuristic_batch import TableArrays
 
-        return TableArrays.of(self)
+        return TableArrays.of(self.table)
 
     # ------------------------------------------------------------------ seats
     def _slot(self, steps: int, pos: Position) -> int:
@@ -286,7 +207,7 @@ class HeuristicAgent(BaseAgent):
         natural_play = any(not self.table.is_wild(k) for k in cards)
         unseen = self._unseen(pos)
         partner = self.table.partner_slot
-        if partner is not None and pos.sizes[partner] <= self.PARTNER_LOW:
+        if partner is not None and pos.sizes[partner] <= weights.PARTNER_LOW:
             # rule 5: no card for a partner about to go out, unless nothing else is legal
             cards = [k for k in cards if not self._hits_partner(k, pos)] or cards
         best, best_value = cards[0], -np.inf
@@ -294,7 +215,8 @@ class HeuristicAgent(BaseAgent):
             rest = list(hand)
             rest.remove(kind)
             shed = points - self.table.hand_points(rest)
-            value = shed * (1 + self.URGENCY * danger)  # rule 10 (and 7: the shed is three-aware)
+            # rule 10 (and 7: the shed is three-aware)
+            value = shed * (1 + weights.URGENCY * danger)
             value += self._effect(kind, rest, pos)
             value += self._keep(kind, rest, danger, natural_play, pos)
             suit, rank = self._leaves(kind, rest, pos)
@@ -330,26 +252,30 @@ class HeuristicAgent(BaseAgent):
         if total <= 0:
             return 0.0
         match = unseen[self._match[suit, rank]].sum()
-        return self.BLOCK * self._hurt_threat(target, pos) * (1 - match / total)
+        return weights.BLOCK * self._hurt_threat(target, pos) * (1 - match / total)
 
     def _effect(self, kind: int, rest: list[int], pos: Position) -> float:
         """What the card's function does to the table (rules 4, 5 and 8)."""
         if kind == JOKER:  # the previous player plays again
             prev = self._slot(-1, pos)
-            return -self._side(prev) * self.THREAT_HURT * self._threat(pos.sizes[prev])
+            return -self._side(prev) * weights.THREAT_HURT * self._threat(pos.sizes[prev])
         rank = rank_of(kind)
         nxt, prev = self._slot(1, pos), self._slot(-1, pos)
         if rank == TWO:  # a count starts on the next player
-            return self._side(nxt) * self.START_COUNT * self._threat(pos.sizes[nxt]) ** 2
+            return self._side(nxt) * weights.START_COUNT * self._threat(pos.sizes[nxt]) ** 2
         if rank == FOUR:
-            return self._side(nxt) * (5 + self.THREAT_HURT * self._threat(pos.sizes[nxt]))
+            return self._side(nxt) * (5 + weights.THREAT_HURT * self._threat(pos.sizes[nxt]))
         if rank == TEN and self.n > 2:  # the previous player plays next instead
-            return self.THREAT_HURT * (self._hurt_threat(nxt, pos) - self._hurt_threat(prev, pos))
+            return weights.THREAT_HURT * (
+                self._hurt_threat(nxt, pos) - self._hurt_threat(prev, pos)
+            )
         if rank == SIX:
             return self._six(kind, rest, pos)
         draws = self._draws(kind, pos)
         value = sum(
-            self._side(s) * (self.DRAW_HURT + self.THREAT_HURT * self._threat(pos.sizes[s])) * k
+            self._side(s)
+            * (weights.DRAW_HURT + weights.THREAT_HURT * self._threat(pos.sizes[s]))
+            * k
             for s, k in draws
         )
         return value + self._pressure(draws, pos)
@@ -381,15 +307,13 @@ class HeuristicAgent(BaseAgent):
         """Rule 8: a 6 is two cards in one turn with a follow-up, a Cooper without one."""
         follows = [k for k in rest if self._follows(k, suit_of(six), SIX)]
         if not follows:
-            return -self.COOPER - (pos.next_pressure[0] if pos.stock == 0 else 0.0)
+            return -weights.COOPER - (pos.next_pressure[0] if pos.stock == 0 else 0.0)
         if len(rest) == 1 and rank_of(rest[0]) != SIX:
-            return self.OUT  # 6 then the last card: out this turn
-        return self.SIX_FOLLOW
+            return weights.OUT  # 6 then the last card: out this turn
+        return weights.SIX_FOLLOW
 
     def _follows(self, kind: int, suit: int | None, rank: int | None) -> bool:
-        if kind == JOKER or self.table.is_wild(kind):
-            return True
-        return suit is None or suit_of(kind) == suit or rank_of(kind) == rank
+        return follows(self.table, kind, suit, rank)
 
     def _keep(
         self, kind: int, rest: list[int], danger: float, natural_play: bool, pos: Position
@@ -399,13 +323,13 @@ class HeuristicAgent(BaseAgent):
         if self.table.is_wild(kind):
             if not natural_play:
                 return 0.0
-            small = self.WILD_KEEP_SMALL if len(rest) <= 2 else 0.0
+            small = weights.WILD_KEEP_SMALL if len(rest) <= 2 else 0.0
             # A forced draw from a short stock is a shuffle pressure: a wild prevents it.
             short = pos.next_pressure[0] if pos.stock <= self.n else 0.0
-            return -(self.WILD_KEEP + small) * calm - short
+            return -(weights.WILD_KEEP + small) * calm - short
         if kind != JOKER and rank_of(kind) in COUNT_PIPS:
             answers = sum(1 for k in rest if k != JOKER and rank_of(k) in COUNT_PIPS)
-            return -self.COUNT_KEEP * calm if answers == 0 else -2.0 * calm
+            return -weights.COUNT_KEEP * calm if answers == 0 else -2.0 * calm
         return 0.0
 
     def _shape(self, rest: list[int], suit: int | None, rank: int | None) -> float:
@@ -413,11 +337,11 @@ class HeuristicAgent(BaseAgent):
         if len(rest) == 1:
             last = rest[0]
             if self.table.is_wild(last):
-                return self.LAST_WILD
+                return weights.LAST_WILD
             if last != JOKER and rank_of(last) == SIX:
-                return -self.LAST_SIX
+                return -weights.LAST_SIX
         follow = sum(1 for k in rest if self._follows(k, suit, rank))
-        return self.FOLLOW * min(follow, 3)
+        return weights.FOLLOW * min(follow, 3)
 
     # ------------------------------------------------------------------ rule 3
     def _count_play(self, cards: list[int], pos: Position) -> int:
@@ -443,7 +367,7 @@ class HeuristicAgent(BaseAgent):
         """The suit we hold most of, less what the others may still hold of it."""
         held = suit_lengths(self.table, hand)
         unseen = self._unseen(pos)
-        weight = self.SUIT_SHORT * (1 + self._danger(pos))
+        weight = weights.SUIT_SHORT * (1 + self._danger(pos))
 
         def value(suit: int) -> tuple[float, int]:
             return held[suit] - weight * unseen[self._suit_naturals[suit]].sum(), -suit

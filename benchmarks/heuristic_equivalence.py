@@ -7,7 +7,7 @@ For each preset it cycles through the tables of ``benchmarks/vector_equivalence.
 counts and option sets), each time playing ``--games`` games on the compiled engine for
 ``--rounds`` decisions (HeuristicAgent three moves in four, a random legal move the rest) and
 holding ``HeuristicAgent.act_batch`` against ``act`` at every position
-(``agents.heuristic_batch.check_against_reference``), until the preset has ``--positions``
+(``agents.heuristic_equivalence.check_against_reference``), until the preset has ``--positions``
 positions compared. The first difference stops the run and prints where it is. It also times
 both on the positions of one table side by side.
 """
@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents import HeuristicAgent, Table
-from agents.heuristic_batch import check_against_reference
+from agents.heuristic_equivalence import check_against_reference
 from benchmarks.vector_equivalence import VARIANTS, chunks
 from crates_env.vector import VectorGame
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents import HeuristicAgent, Table
-from agents.heuristic_batch import check_against_reference
+from agents.heuristic_equivalence import check_against_reference
 from crates_env.actions import NUM_ACTIONS, SUIT
 from crates_env.env import raw_env
 

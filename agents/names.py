@@ -1,0 +1,51 @@
+"""Agents by name, as the command line, the configs and evaluation spell them: ``random``,
+``greedy``, ``heuristic``, and ``search`` with its settings after a colon
+(``search:samples=16,stock_max=10,z=1``). ``agents.make_agent`` also takes a checkpoint's path.
+"""
+
+from __future__ import annotations
+
+from .base import Agent, Table
+from .scripted import GreedyAgent, HeuristicAgent, RandomAgent
+from .search import SearchAgent
+
+AGENT_NAMES = ("random", "greedy", "heuristic", "search")
+SEARCH_SETTINGS = {"samples": int, "stock_max": int, "base": str, "z": float}
+
+
+def agent_by_name(spec: str, table: Table, seed: int | None = None) -> Agent:
+    """The agent ``spec`` names (one of ``AGENT_NAMES``, ``search`` with settings); ValueError
+    naming the valid names (or settings) for anything else."""
+    name, colon, settings = spec.partition(":")
+    if name == "search":
+        return SearchAgent(table, seed=seed, **search_settings(settings))
+    if name == "random" and not colon:
+        return RandomAgent(seed)
+    if name == "greedy" and not colon:
+        return GreedyAgent(table)
+    if name == "heuristic" and not colon:
+        return HeuristicAgent(table, seed)
+    raise ValueError(
+        f"unknown agent {spec!r}: valid names are {', '.join(AGENT_NAMES)} (search:setting=value,"
+        f"... with settings {', '.join(SEARCH_SETTINGS)}), or the path of an existing "
+        "MaskablePPO checkpoint (.zip) or RLlib module folder"
+    )
+
+
+def search_settings(text: str) -> dict[str, int | float | str]:
+    """``"samples=16,stock_max=10"`` -> ``{"samples": 16, "stock_max": 10}`` (SearchAgent's
+    keyword arguments); ValueError naming the valid settings for anything else."""
+    settings: dict[str, int | float | str] = {}
+    for item in filter(None, text.split(",")):
+        key, equals, value = item.partition("=")
+        if key not in SEARCH_SETTINGS or not equals:
+            raise ValueError(
+                f"search setting {item!r}: write name=value with a name among "
+                f"{', '.join(SEARCH_SETTINGS)}"
+            )
+        try:
+            settings[key] = SEARCH_SETTINGS[key](value)
+        except ValueError:
+            kind = "an integer" if SEARCH_SETTINGS[key] is int else "a number"
+            raise ValueError(f"search setting {key} must be {kind}, not {value!r}") from None
+    return settings
