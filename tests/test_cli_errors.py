@@ -241,9 +241,9 @@ time.sleep(60)
 """,
     "evaluation": """
 import multiprocessing as mp, time
-from train.evaluation.games import EvalConfig, _init_worker
+from train.evaluation.games import EvalConfig, init_worker
 config = EvalConfig(agents=("random", "greedy"))
-pool = mp.get_context("spawn").Pool(2, initializer=_init_worker, initargs=(config,))
+pool = mp.get_context("spawn").Pool(2, initializer=init_worker, initargs=(config,))
 pool.map(abs, range(4))
 print(" ".join(str(p.pid) for p in pool._pool), flush=True)
 time.sleep(60)

@@ -2,15 +2,17 @@
 rotated, compared deal by deal, by each preset's own standing (lowest score, highest score or
 last player left).
 
-``games`` plays them (worker processes, seeded per game), ``stats`` pairs them by deal, ``report``
-prints and saves the results and pools saved runs, ``curves`` draws a training run's curves.
+``tournament`` runs them (``games`` plays each, seeded per game, in worker processes or as Ray
+tasks: ``on_ray``), ``stats`` pairs them by deal, ``report`` prints and saves the results and
+pools saved runs, ``curves`` draws a training run's curves.
 ``crates eval`` is the command line over it; training calls it for its checks against the
 baselines.
 """
 
-from .games import EvalConfig, GameRecord, SeatRecord, lineups, play_game, run, validate
+from .games import EvalConfig, GameRecord, SeatRecord, lineups, play_game
 from .report import format_report, pooled_pairs, prepare_output, read_deals, write_outputs
 from .stats import AgentSummary, PairComparison, Report, summarize
+from .tournament import run, validate
 
 __all__ = [
     "AgentSummary",

@@ -11,7 +11,6 @@ the number of worker processes.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -22,7 +21,6 @@ import numpy as np
 from agents import Table, decide, make_agent
 from crates_env.actions import DRAW
 from crates_env.env import final_standing, play_seats, raw_env
-from train.config import rules_of
 from train.workers import serve_parent
 
 
@@ -82,34 +80,11 @@ def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
     return seen
 
 
-def validate(config: EvalConfig) -> Table:
-    """Check rules and agents before any game; raise ValueError with one clear message."""
-    if len(config.agents) < 2:
-        raise ValueError("name at least two agents to compare")
-    if config.deals < 1:
-        raise ValueError(f"deals must be at least 1, not {config.deals}")
-    if config.workers < 1:
-        raise ValueError(f"workers must be at least 1, not {config.workers}")
-    if config.ray is not None:
-        from .on_ray import check_ray
-
-        check_ray(config.ray)
-    rules = rules_of(config.preset, config.num_players, config.options)
-    if len(config.agents) > rules.num_players:
-        raise ValueError(
-            f"{len(config.agents)} agents cannot all sit at a {rules.num_players}-player table"
-        )
-    table = Table.from_rules(rules)
-    for spec in dict.fromkeys(config.agents):
-        make_agent(spec, table, seed=0)  # raises for an unknown name or a bad checkpoint
-    return table
-
-
 # ---------------------------------------------------------------------- playing (worker side)
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(config: EvalConfig) -> None:
+def init_worker(config: EvalConfig) -> None:
     """A worker process: it dies with its parent, and plays on one torch thread (workers that
     each take every core for a network's forward pass crawl: a searched game took 14 times as
     long with two at once). Ray sets its tasks' threads itself."""
@@ -179,37 +154,3 @@ def _record(deal, index, lineup, g, rules, counts_drawn) -> GameRecord:
             )
         )
     return GameRecord(deal, index, records, team_of, list(g.scores), final_standing(g))
-
-
-# ---------------------------------------------------------------------- the tournament
-def run(config: EvalConfig, progress: bool = True) -> list[GameRecord]:
-    """Play every deal in every lineup; results come back in a fixed order."""
-    validate(config)
-    seatings = lineups(len(config.agents), config.num_players)
-    tasks = [(d, i, lu) for d in range(config.deals) for i, lu in enumerate(seatings)]
-    bar = _progress(len(tasks), progress)
-    if config.ray is not None:
-        from .on_ray import run_on_ray
-
-        records = run_on_ray(config, tasks, bar)
-    elif config.workers == 1:
-        init_player(config)
-        records = []
-        for task in tasks:
-            records.append(play_game(task))
-            bar.update()
-    else:
-        ctx = mp.get_context("spawn")  # clean workers: no torch or RNG state inherited
-        with ctx.Pool(config.workers, initializer=_init_worker, initargs=(config,)) as pool:
-            records = []
-            for record in pool.imap(play_game, tasks, chunksize=8):
-                records.append(record)
-                bar.update()
-    bar.close()
-    return records
-
-
-def _progress(total: int, enabled: bool):
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="games", unit="game", disable=not enabled, leave=False)

@@ -1,0 +1,65 @@
+"""An evaluation from start to end: check the agents and the table, then play every deal in
+every lineup, in this process, in worker processes (``games``) or as Ray tasks (``on_ray``),
+the records in a fixed order whichever runs them."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+
+from agents import Table, make_agent
+from train.config import rules_of
+
+from .games import EvalConfig, GameRecord, init_player, init_worker, lineups, play_game
+from .on_ray import check_ray, run_on_ray
+
+
+def validate(config: EvalConfig) -> Table:
+    """Check rules and agents before any game; raise ValueError with one clear message."""
+    if len(config.agents) < 2:
+        raise ValueError("name at least two agents to compare")
+    if config.deals < 1:
+        raise ValueError(f"deals must be at least 1, not {config.deals}")
+    if config.workers < 1:
+        raise ValueError(f"workers must be at least 1, not {config.workers}")
+    if config.ray is not None:
+        check_ray(config.ray)
+    rules = rules_of(config.preset, config.num_players, config.options)
+    if len(config.agents) > rules.num_players:
+        raise ValueError(
+            f"{len(config.agents)} agents cannot all sit at a {rules.num_players}-player table"
+        )
+    table = Table.from_rules(rules)
+    for spec in dict.fromkeys(config.agents):
+        make_agent(spec, table, seed=0)  # raises for an unknown name or a bad checkpoint
+    return table
+
+
+def run(config: EvalConfig, progress: bool = True) -> list[GameRecord]:
+    """Play every deal in every lineup; results come back in a fixed order."""
+    validate(config)
+    seatings = lineups(len(config.agents), config.num_players)
+    tasks = [(d, i, lu) for d in range(config.deals) for i, lu in enumerate(seatings)]
+    bar = _progress(len(tasks), progress)
+    if config.ray is not None:
+        records = run_on_ray(config, tasks, bar)
+    elif config.workers == 1:
+        init_player(config)
+        records = []
+        for task in tasks:
+            records.append(play_game(task))
+            bar.update()
+    else:
+        ctx = mp.get_context("spawn")  # clean workers: no torch or RNG state inherited
+        with ctx.Pool(config.workers, initializer=init_worker, initargs=(config,)) as pool:
+            records = []
+            for record in pool.imap(play_game, tasks, chunksize=8):
+                records.append(record)
+                bar.update()
+    bar.close()
+    return records
+
+
+def _progress(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="games", unit="game", disable=not enabled, leave=False)
