@@ -77,13 +77,6 @@ class TableArrays(NamedTuple):
         pips = np.full(13, -1, dtype=np.int64)
         for rank, value in COUNT_PIPS.items():
             pips[rank] = value
-        record = rules_record(
-            table.rules,
-            reward_mode="points",
-            reward_scale=1.0,
-            pressures_at_once=False,
-            auto_announce=False,
-        )
         return cls(
             n=table.num_players,
             partner=-1 if table.partner_slot is None else table.partner_slot,
@@ -96,7 +89,7 @@ class TableArrays(NamedTuple):
             n_draws=n_draws,
             draw_seats=seats,
             draw_cards=cards,
-            rules=record,
+            rules=rules_record(table.rules),
         )
 
 

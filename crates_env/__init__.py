@@ -1,5 +1,7 @@
 """Crates RL: an exact rules engine for Crates and its family (importable without torch)."""
 
+import sys
+
 from .actions import (
     ANNOUNCE,
     DRAW,
@@ -21,17 +23,16 @@ from .scoring import pressure_value, score_hand
 from .view import PublicView
 
 
-def _register_gymnasium() -> None:
-    """Make ``gymnasium.make("Crates-v0", ...)`` work; the engine itself never needs gymnasium."""
-    try:
-        import gymnasium
-    except ImportError:
-        return
-    if "Crates-v0" not in gymnasium.registry:
+def register_gymnasium() -> None:
+    """Make ``gymnasium.make("Crates-v0", ...)`` work. The engine never imports gymnasium: the
+    wrapper is registered here when gymnasium is already loaded, and by the environment
+    (``crates_env.env``, which loads it) otherwise."""
+    gymnasium = sys.modules.get("gymnasium")
+    if gymnasium is not None and "Crates-v0" not in gymnasium.registry:
         gymnasium.register(id="Crates-v0", entry_point="crates_env.wrappers:CratesGymEnv")
 
 
-_register_gymnasium()
+register_gymnasium()
 
 __all__ = [
     "ANNOUNCE",
@@ -59,5 +60,6 @@ __all__ = [
     "parse_card",
     "parse_cards",
     "pressure_value",
+    "register_gymnasium",
     "score_hand",
 ]

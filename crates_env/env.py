@@ -6,7 +6,6 @@ reward for a hand on the step that ends it, whoever acted, and partners share th
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,17 +17,18 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from . import register_gymnasium
 from .actions import ANNOUNCE, NUM_ACTIONS, action_name, parse_action
 from .cards import SUIT_SYMBOLS, SUITS, card_code, pretty
 from .game import Decision, Game, HandResult, new_game
 from .observation import Observer
 from .rules import Ruleset, int_value, make_ruleset
+from .settings import EnvSettings, finite_number, next_game_rng, one_of
 
-REWARD_MODES = ("points", "relative", "win")
 RENDER_MODES = ("ansi", "human")
-REWARD_TIMINGS = ("hand", "event")
-ONE_CARD_MODES = ("action", "auto")
 ILLEGAL_MODES = ("raise", "terminate")
+
+register_gymnasium()  # gymnasium is loaded now: gymnasium.make("Crates-v0") works
 
 
 def legal_mask(g: Game) -> np.ndarray:
@@ -62,31 +62,6 @@ def env(**kwargs) -> AECEnv:
     # No AssertOutOfBoundsWrapper: raw_env refuses any action outside the mask with a ValueError
     # that names the legal ones, where the wrapper's bare AssertionError names nothing.
     return wrappers.OrderEnforcingWrapper(e)
-
-
-def next_game_rng(stream: np.random.Generator) -> np.random.Generator:
-    """The generator of the next game a reset stream deals: ``reset(seed=s)`` deals the game of
-    ``next_game_rng(default_rng(s))``, and plain resets the following ones."""
-    return np.random.default_rng(stream.integers(2**63))
-
-
-def one_of(name: str, value: object, choices: Sequence[str | None]) -> str | None:
-    """``value`` if it is one of ``choices``; a ValueError naming them otherwise."""
-    if value is None and None in choices:
-        return None
-    if not isinstance(value, str) or value not in choices:
-        valid = ", ".join(str(c) for c in choices)
-        raise ValueError(f"{name}={value!r} is not valid; use one of {valid}")
-    return value
-
-
-def finite_number(name: str, value: object) -> float:
-    """A finite number as a float; a ValueError naming ``name`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise ValueError(f"{name} must be a number, not {value!r}")
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, not {value!r}")
-    return float(value)
 
 
 class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
@@ -134,15 +109,11 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         )
         super().__init__()
         self.render_mode = one_of("render_mode", render_mode, (None, *RENDER_MODES))
-        self.reward_mode = one_of("reward_mode", reward_mode, REWARD_MODES)
-        reward_timing = one_of("reward_timing", reward_timing, REWARD_TIMINGS)
-        one_card = one_of("one_card", one_card, ONE_CARD_MODES)
-        self.reward_scale = finite_number("reward_scale", reward_scale)
+        self.settings = EnvSettings(reward_mode, reward_scale, reward_timing, one_card)
+        self.reward_mode, self.reward_scale = self.settings.reward_mode, self.settings.reward_scale
         self.rules: Ruleset = make_ruleset(preset, num_players, **options)
-        # "event": a pressure is paid the moment it is taken, so the decision that caused it is
-        # not credited only at the end of the hand, behind the luck of everybody's cards.
-        self.pressures_at_once = reward_timing == "event" and reward_mode != "win"
-        self.auto_announce = one_card == "auto"
+        self.pressures_at_once = self.settings.pressures_at_once
+        self.auto_announce = self.settings.auto_announce
         self.observer = Observer(self.rules)
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -326,6 +297,13 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
             raise ValueError("call reset() before state()")
         public = self.observer.encode(g.view(0))
         return np.concatenate([public, self.observer.encode_hidden(g, 0)])
+
+    @property
+    def paid_pressure_points(self) -> list[int]:
+        """Per team, the pressure points of the hand in play already paid as rewards
+        (``reward_timing="event"``): what ``VectorGame.from_game`` needs to play on from this
+        position."""
+        return list(self._paid)
 
     def observation_layout(self) -> dict[str, tuple[int, int]]:
         """Name -> (start, stop) of each slice of ``observe(agent)["observation"]``."""

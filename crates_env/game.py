@@ -46,6 +46,7 @@ __all__ = [
     "IllegalActionError",
     "engine_for",
     "first_dealer",
+    "game_streams",
     "lowest_cards",
     "new_game",
 ]
@@ -113,7 +114,7 @@ class Game:
         self.rules = rules
         self.n = rules.num_players
         self.deck = rules.deck
-        self.deal_rng, self.rng = _streams(seed)
+        self.deal_rng, self.rng = game_streams(seed)
         hands = rules.num_hands or rules.max_hands
         if int_value(hand_index) is None or not 0 <= hand_index < hands:
             raise ValueError(f"hand_index must be 0..{hands - 1}, not {hand_index!r}")
@@ -535,7 +536,7 @@ class Game:
             start += mask.bit_count()
             hs.hands[s] = (hs.hands[s] & ~mask) | fresh
         hs.stock = shuffled[start:]
-        out.deal_rng, out.rng = _streams(rng)
+        out.deal_rng, out.rng = game_streams(rng)
         out.turn_state.legal = None
         return out
 
@@ -838,7 +839,7 @@ def _ruleset(rules: Ruleset | str, num_players: int | None, options: dict) -> Ru
     return make_ruleset(rules, num_players, **options)
 
 
-def _streams(seed: int | np.random.Generator | None) -> tuple[np.random.Generator, ...]:
+def game_streams(seed: int | np.random.Generator | None) -> tuple[np.random.Generator, ...]:
     """Two streams: the deals (first dealer, every hand's deck order) and the reshuffles. The
     deals then never depend on how the hands are played, so the same seed gives the same cards
     in every hand whoever sits where: duplicate play."""

@@ -13,8 +13,9 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
-from .env import UniformRandom, finite_number, one_of, play_seats, raw_env
+from .env import UniformRandom, play_seats, raw_env
 from .rules import int_value
+from .settings import finite_number, one_of
 
 
 class Opponent(Protocol):

@@ -1,55 +1,133 @@
-"""The layers import one way: engine and environment (crates_env) <- agents <- training <-
-evaluation's users; evaluation needs nothing of training but its worker processes and the rule
-checks of the config; only the command line imports the command line."""
+"""The layers import one way, and no two modules import each other, lazy imports included.
+
+The arrows: the engine (``crates_env``: rules, games, observations, the environment's settings)
+<- its compiled twin (``crates_env.vector``) and the environment (``crates_env.env``, the
+Gymnasium wrapper, ``crates_v0``) <- agents <- training <- the command line. Evaluation needs
+nothing of training but its worker processes and the rule checks of the config; the twin's
+differential check (``crates_env.vector.equivalence``) reads the twin and the environment.
+"""
+
+from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 OURS = ("crates_env", "agents", "train")
+ENVIRONMENT = ("crates_env.env", "crates_env.wrappers", "crates_env.crates_v0")
+TWIN_CHECK = "crates_env.vector.equivalence"
+
+
+def _module(path: Path) -> str:
+    """``crates_env/vector/games.py`` -> ``crates_env.vector.games`` (a package: its name)."""
+    parts = path.with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {
+    _module(p.relative_to(ROOT)): p for top in OURS for p in sorted((ROOT / top).rglob("*.py"))
+}
 
 
 def _group(module: str) -> str:
-    """The layer a module belongs to: crates_env, agents, train.evaluation, train.cli, or
-    train (the training modules)."""
+    """The layer a module belongs to: engine, twin, environment, twin check, agents,
+    train.evaluation, train.cli, or train (the training modules)."""
     parts = module.split(".")
+    if module == TWIN_CHECK:
+        return "twin check"
+    if module in ENVIRONMENT:
+        return "environment"
+    if parts[0] == "crates_env":
+        return "twin" if module.startswith("crates_env.vector") else "engine"
     if parts[0] == "train" and len(parts) > 1 and parts[1] in ("evaluation", "cli"):
         return ".".join(parts[:2])
     return parts[0]
 
 
-def _imports(module: str, source: str) -> set[str]:
-    """The modules of this project that ``source`` (of ``module``) imports, relative imports
-    resolved."""
-    package = module.rsplit(".", 1)[0]
+def _imports(module: str, source: str, is_package: bool = False) -> set[str]:
+    """The modules of this project that ``source`` (of ``module``) imports anywhere in it
+    (inside functions too), relative imports resolved; ``from package import name`` is the
+    submodule when ``name`` is one, the package otherwise."""
+    package = module if is_package else module.rpartition(".")[0]
     found = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
             if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                found.add(".".join([*base, *([node.module] if node.module else [])]))
-            else:
-                found.add(node.module)
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, *([node.module] if node.module else [])])
+            submodules = {f"{base}.{a.name}" for a in node.names} & MODULES.keys()
+            found |= submodules
+            if len(submodules) < len(node.names):
+                found.add(base)
     return {m for m in found if m.split(".")[0] in OURS}
 
 
+def _graph() -> dict[str, set[str]]:
+    """Each module of ours and the modules of ours it imports."""
+    return {
+        module: _imports(module, path.read_text(), path.name == "__init__.py") - {module}
+        for module, path in MODULES.items()
+    }
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or round a loop (Tarjan's
+    strongly connected components of more than one module)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+ENGINE_SIDE = {"engine", "twin", "environment", "twin check"}
 ALLOWED = {
-    "crates_env": {"crates_env"},
-    "agents": {"crates_env", "agents"},
-    "train": {"crates_env", "agents", "train", "train.evaluation"},
+    "engine": {"engine"},
+    "twin": {"engine", "twin"},
+    "environment": {"engine", "environment"},
+    "twin check": {"engine", "twin", "environment"},
+    "agents": {*ENGINE_SIDE, "agents"},
+    "train": {*ENGINE_SIDE, "agents", "train", "train.evaluation"},
     # evaluation is training's tool, not its user: only the worker processes and the rule checks
     "train.evaluation": {
-        "crates_env",
+        *ENGINE_SIDE,
         "agents",
         "train.evaluation",
         "train.workers",
         "train.config",
     },
-    "train.cli": {"crates_env", "agents", "train", "train.evaluation", "train.cli"},
+    "train.cli": {*ENGINE_SIDE, "agents", "train", "train.evaluation", "train.cli"},
 }
 
 
@@ -58,23 +136,45 @@ def _allowed(group: str, imported: str) -> bool:
     return _group(imported) in allowed or imported in allowed
 
 
-MODULES = sorted(p.relative_to(ROOT) for top in OURS for p in (ROOT / top).rglob("*.py"))
-
-
-@pytest.mark.parametrize("path", MODULES, ids=str)
-def test_each_module_imports_only_its_own_layer_and_those_below(path):
-    module = ".".join(path.with_suffix("").parts)
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_each_module_imports_only_its_own_layer_and_those_below(module):
+    path = MODULES[module]
     group = _group(module)
-    wrong = sorted(m for m in _imports(module, (ROOT / path).read_text()) if not _allowed(group, m))
+    imported = _imports(module, path.read_text(), path.name == "__init__.py")
+    wrong = sorted(m for m in imported if not _allowed(group, m))
     assert not wrong, f"{module} ({group}) imports {wrong}"
 
 
-def test_the_layer_check_sees_a_wrong_import():
-    """A planted upward import (the engine reaching for an agent) is caught, and relative
-    imports resolve to their package."""
+def test_no_two_modules_import_each_other():
+    assert _cycles(_graph()) == []
+
+
+def test_the_layer_check_sees_a_wrong_import_and_a_cycle():
+    """A planted upward import (the engine reaching for an agent, the twin for the
+    environment) is caught, relative imports resolve to their module, and a loop of imports
+    (however long, lazy or not) is a cycle."""
     assert _imports("crates_env.game", "from agents import RandomAgent\n") == {"agents"}
     assert _imports("train.cli.commands", "from .play import x\n") == {"train.cli.play"}
-    assert _imports("train.evaluation.__init__", "from . import games\n") == {"train.evaluation"}
-    assert not _allowed("crates_env", "agents")
+    assert _imports("train.evaluation", "from . import games\n", True) == {"train.evaluation.games"}
+    assert _imports("agents.rllib", "def f():\n    from . import make_agent\n") == {"agents"}
+    assert not _allowed("engine", "agents")
+    assert not _allowed("twin", "crates_env.env")
+    assert _allowed("twin check", "crates_env.env")
     assert not _allowed("train.evaluation", "train.ppo")
     assert _allowed("train.evaluation", "train.workers")
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def _loaded_by(statement: str, libraries: tuple[str, ...]) -> list[str]:
+    """Which of ``libraries`` a fresh interpreter has loaded after ``statement``."""
+    code = f"{statement}; import json, sys; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    return sorted({m.split(".")[0] for m in json.loads(out)} & set(libraries))
+
+
+@pytest.mark.parametrize("package", ["crates_env", "crates_env.vector"])
+def test_the_engine_and_its_twin_load_no_rl_library(package):
+    assert _loaded_by(f"import {package}", ("gymnasium", "pettingzoo", "torch")) == []

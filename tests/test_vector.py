@@ -198,9 +198,7 @@ def test_observing_another_seat_matches_the_reference():
 )
 def test_hand_points_equal_the_reference_scoring(preset, options):
     rules = make_ruleset(preset, **options)
-    R = rules_record(
-        rules, reward_mode="points", reward_scale=1.0, pressures_at_once=False, auto_announce=False
-    )
+    R = rules_record(rules)
     kinds = list(rules.deck.kinds)
     threes = [k for k in kinds if k < 52 and k % 13 == 2]
     rng = np.random.default_rng(5)

@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from crates_env.env import REWARD_MODES, REWARD_TIMINGS
 from crates_env.rules import Ruleset, make_ruleset
+from crates_env.settings import REWARD_MODES, REWARD_TIMINGS
 
 
 @dataclass

@@ -41,7 +41,7 @@ def play_both(preset: str, num_players: int, games: int, seed: int, **kwargs: An
     vg = VectorGame(games, preset, num_players, autoreset=False, **kwargs)
     for i, env in enumerate(envs):
         env.reset(seed=seed + i)
-        vg.from_game(env.game, i, paid=env._paid)
+        vg.from_game(env.game, i, paid=env.paid_pressure_points)
     table = f"{preset} {num_players}p {kwargs}"
     rng = np.random.default_rng(seed)
     live = ~vg.game_over

@@ -16,17 +16,10 @@ import numpy as np
 from ..actions import NUM_ACTIONS, action_name
 from ..cards import JOKER, NUM_KINDS, SIX, rank_of, suit_of
 from ..crates import CratesGame
-from ..env import (
-    ONE_CARD_MODES,
-    REWARD_MODES,
-    REWARD_TIMINGS,
-    finite_number,
-    next_game_rng,
-    one_of,
-)
-from ..game import _streams, best_scores, first_dealer
+from ..game import best_scores, first_dealer, game_streams
 from ..observation import Observer
 from ..rules import Ruleset, make_ruleset
+from ..settings import EnvSettings, next_game_rng
 from . import kernels
 from .layout import (
     COUNT,
@@ -83,23 +76,14 @@ class VectorGame:
             raise ValueError(
                 f"VectorGame does not render (render_mode={render_mode!r}); " + _REFERENCE
             )
-        reward_mode = one_of("reward_mode", reward_mode, REWARD_MODES)
-        timing = one_of("reward_timing", reward_timing, REWARD_TIMINGS)
-        one_card = one_of("one_card", one_card, ONE_CARD_MODES)
-        scale = finite_number("reward_scale", reward_scale)
+        settings = EnvSettings(reward_mode, reward_scale, reward_timing, one_card)
         self.rules = make_ruleset(preset, num_players, **options)
         check_supported(self.rules)
         self.num_games = num_games
         self.num_players = self.rules.num_players
         self.autoreset = bool(autoreset)
         self.observer = Observer(self.rules)
-        self.R = rules_record(
-            self.rules,
-            reward_mode=reward_mode,
-            reward_scale=scale,
-            pressures_at_once=timing == "event" and reward_mode != "win",
-            auto_announce=one_card == "auto",
-        )
+        self.R = rules_record(self.rules, settings)
         names = kernels.OBS_SLICES
         layout, scales = self.observer.layout(), self.observer.scales()
         self._at = np.array([layout[name][0] for name in names], dtype=np.int64)
@@ -139,12 +123,12 @@ class VectorGame:
     def start(self, slots: np.ndarray | Sequence[int], seeds: Sequence[int]) -> None:
         """New games in ``slots``: slot ``slots[i]`` gets ``Game(..., seed=seeds[i])``."""
         seeds = [_seed(s) for s in seeds]
-        self._deal(slots, seeds, [_streams(s) for s in seeds])
+        self._deal(slots, seeds, [game_streams(s) for s in seeds])
 
     def start_as_env(self, slots: np.ndarray | Sequence[int], env_seeds: Sequence[int]) -> None:
         """New games in ``slots``: the games ``raw_env.reset(seed=env_seeds[i])`` deals."""
         seeds = [_seed(s) for s in env_seeds]
-        streams = [_streams(next_game_rng(np.random.default_rng(s))) for s in seeds]
+        streams = [game_streams(next_game_rng(np.random.default_rng(s))) for s in seeds]
         self._deal(slots, seeds, streams)
 
     def _deal(self, slots, seeds: list[int], streams: list[tuple]) -> None:
@@ -403,16 +387,11 @@ def check_supported(rules: Ruleset) -> None:
         raise ValueError(f"VectorGame plays up to {MAX_SEATS} seats and {MAX_DECK} cards")
 
 
-def rules_record(
-    rules: Ruleset,
-    *,
-    reward_mode: str,
-    reward_scale: float,
-    pressures_at_once: bool,
-    auto_announce: bool,
-) -> np.record:
-    """The rules as the kernels read them: ``layout.RULES``, from the resolved fields."""
+def rules_record(rules: Ruleset, settings: EnvSettings | None = None) -> np.record:
+    """The rules and the environment's ``settings`` (default: ``EnvSettings()``) as the kernels
+    read them: ``layout.RULES``, from the resolved fields."""
     check_supported(rules)
+    settings = settings or EnvSettings()
     deck, n = rules.deck, rules.num_players
     R = np.zeros(1, dtype=RULES)
     R["n"], R["teams"], R["partnerships"] = n, rules.num_teams, rules.partnerships
@@ -467,10 +446,10 @@ def rules_record(
     R["idiot_card"] = rules.missed_call == "idiot_card"
     R["penalty_drawn_at_end"] = rules.penalty_drawn_at_end
     R["deal_follows_direction"] = rules.deal_follows_direction
-    R["reward_mode"] = REWARD_MODES.index(reward_mode)
-    R["reward_scale"] = reward_scale
-    R["pressures_at_once"] = pressures_at_once
-    R["auto_announce"] = auto_announce
+    R["reward_mode"] = settings.mode
+    R["reward_scale"] = settings.reward_scale
+    R["pressures_at_once"] = settings.pressures_at_once
+    R["auto_announce"] = settings.auto_announce
     return R[0]
 
 
