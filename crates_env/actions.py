@@ -39,14 +39,6 @@ _WORDS = {
 _BY_WORDS = {words: action for action, words in _WORDS.items()}
 
 
-def play_action(kind: int) -> int:
-    return PLAY + kind
-
-
-def suit_action(suit: int) -> int:
-    return SUIT + suit
-
-
 def action_name(action: int) -> str:
     """``"play 8S"``, ``"suit H"``, ``"draw"``, ``"announce"``, ``"pass"``, ``"reverse
     permanent"``, ``"reverse once"`` or ``"stop"``."""

@@ -163,6 +163,11 @@ class Deck:
             mask ^= low
         return out
 
+    def kind_bits(self, mask: int) -> int:
+        """The kinds of the cards in ``mask`` as a bitmask over kinds (bit ``k``: a card of kind
+        ``k``), for tables that do not tell copies apart."""
+        return sum(1 << k for k in self.distinct_kinds_in(mask))
+
     def distinct_kinds_in(self, mask: int) -> list[int]:
         """Kinds present in ``mask``, each once."""
         kinds, kind_mask = self.kinds, self.kind_mask

@@ -16,6 +16,7 @@ plays next, does the turn go on). The procedural rules are code here:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Self
 
@@ -30,6 +31,7 @@ from .cards import (
     SIX,
     THREE,
     TWO,
+    Deck,
     card_code,
     rank_of,
     same_colour_suits,
@@ -41,6 +43,29 @@ from .misplays import Misplays
 from .rules import COUNT_PIPS, Ruleset, int_value
 from .scoring import score_kinds
 from .state import Decision, GameState, HandState, TurnState
+
+
+@dataclass(frozen=True)
+class PlayMasks:
+    """The cards a player may play, as bitmasks over the deck's card ids (RULES.md §1.3-1.5):
+    ``match[suit][rank]`` on that suit and rank outside the count (the suit, the rank, a wild
+    8 or 9, a Joker), ``count`` in a count (an ace, a 2, a Joker), ``six`` the sixes."""
+
+    match: tuple[tuple[int, ...], ...]
+    count: int
+    six: int
+
+
+@functools.cache
+def play_masks(deck: Deck) -> PlayMasks:
+    """The Crates family's :class:`PlayMasks` for ``deck`` (the compiled engine reads them too)."""
+    wild = deck.rank_mask[EIGHT] | deck.rank_mask[NINE]
+    jokers = deck.joker_mask
+    match = tuple(
+        tuple(deck.suit_mask[s] | deck.rank_mask[r] | wild | jokers for r in range(13))
+        for s in range(4)
+    )
+    return PlayMasks(match, deck.rank_mask[ACE] | deck.rank_mask[TWO] | jokers, deck.rank_mask[SIX])
 
 
 @dataclass(slots=True)
@@ -120,15 +145,8 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
 
     # ------------------------------------------------------------------ setup
     def _build_masks(self) -> None:
-        d = self.deck
-        wild = d.rank_mask[EIGHT] | d.rank_mask[NINE]
-        jokers = d.joker_mask
-        # _match[suit][rank]: cards playable on that suit and rank outside the count.
-        self._match = [
-            [d.suit_mask[s] | d.rank_mask[r] | wild | jokers for r in range(13)] for s in range(4)
-        ]
-        self._count_mask = d.rank_mask[ACE] | d.rank_mask[TWO] | jokers
-        self._six_mask = d.rank_mask[SIX]
+        masks = play_masks(self.deck)
+        self._match, self._count_mask, self._six_mask = masks.match, masks.count, masks.six
         self._functions = self.rules.card_functions
 
     def _new_game_state(self, hand_index: int, dealer: int) -> CratesGameState:

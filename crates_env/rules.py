@@ -19,6 +19,7 @@ Build one with ``make_ruleset("kreights", num_players=3, seven_card_format=True)
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
+from enum import IntEnum
 
 import numpy as np
 
@@ -135,6 +136,32 @@ _CRAZY_EIGHTS_ROLES = ("",) * EIGHT + ("declare",) + ("",) * (13 - EIGHT)
 _EIGHTS = tuple(make_kind(EIGHT, s) for s in range(4))
 QUEEN_OF_SPADES = make_kind(QUEEN, SPADES)
 COUNT_PIPS = {ACE: 1, TWO: 2}  # what an ace and a deuce add to the count (RULES.md §1.5)
+
+
+class ThreeScoring(IntEnum):
+    """How threes count in a hand left at the end (``crates_env.scoring``, RULES.md §1.15):
+    ``Ruleset.three_scoring`` is the member's name in lower case; the compiled engine reads the
+    number."""
+
+    CRATES = 0
+    KREIGHTS = 1  # threes may also cancel each other [001:48]
+    PUNITIVE = 2  # creights, craits_punitive_threes: a three with nothing to cover costs 100
+    COVER8 = 3  # craits_three_covers_eight
+    PUNITIVE_COVER8 = 4  # both craits options
+    NONE = 5  # threes are plain cards (the Crazy Eights family)
+
+
+class Pressure(IntEnum):
+    """How a side's shuffle pressures grow (``crates_env.scoring.pressure_value``):
+    ``Ruleset.pressure`` is the member's name in lower case; the compiled engine reads the
+    number."""
+
+    DOUBLE = 0  # 5, 10, 20, 40, ...
+    CAP20 = 1  # pressure_cap_20: each adds at most 20 to the one before [000:150]
+    FLAT5 = 2  # kreights: 5 each
+    NONE = 3  # no pressures (the Crazy Eights family)
+
+
 SEVEN_OF_DIAMONDS = make_kind(SEVEN, DIAMONDS)
 
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from .cards import ACE, EIGHT, JOKER, THREE, parse_card, rank_of
-from .rules import Ruleset, make_ruleset
+from .rules import Pressure, Ruleset, make_ruleset
 
 
 def card_points(kind: int, points: tuple[int, ...]) -> int:
@@ -140,6 +140,5 @@ def pressure_value(n: int, progression: str) -> int:
         return 5 << (n - 1)
     if progression == "cap20":  # p1 = 5, pn = pn-1 + min(pn-1, 20) [000:150]
         return 40 + 20 * (n - 4) if n > 4 else 5 << (n - 1)
-    raise ValueError(
-        f"unknown pressure progression {progression!r}; valid: double, cap20, flat5, none"
-    )
+    valid = ", ".join(p.name.lower() for p in Pressure)
+    raise ValueError(f"unknown pressure progression {progression!r}; valid: {valid}")

@@ -13,15 +13,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..actions import ANNOUNCE, DRAW, SUIT
+from ..actions import ANNOUNCE, DRAW, NUM_ACTIONS, SUIT
 from ..cards import ACE, EIGHT, JACK, JOKER, NINE, SIX, THREE, TWO
+from ..rules import Pressure, ThreeScoring
+from ..settings import RewardMode
 from ..state import Decision
 from .layout import COUNT, OUT, PRESSURE, TRUNCATED
 from .rng import permutation_into
 
+# The rules' and the environment's names as the numbers the records hold (R.pressure, ...).
 PLAY_ = int(Decision.PLAY)
 SUIT_ = int(Decision.SUIT)
 STARTER_SUIT_ = int(Decision.STARTER_SUIT)
+CAP20, FLAT5 = int(Pressure.CAP20), int(Pressure.FLAT5)
+CRATES_THREES, KREIGHTS_THREES = int(ThreeScoring.CRATES), int(ThreeScoring.KREIGHTS)
+PUNITIVE_THREES, COVER8_THREES = int(ThreeScoring.PUNITIVE), int(ThreeScoring.COVER8)
+RELATIVE, WIN = int(RewardMode.RELATIVE), int(RewardMode.WIN)
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
 CLUBS_SPADES = 0b1001  # suit_choices bits: a 9 names a suit of its own colour
@@ -68,9 +75,9 @@ def team_of(R, seat):
 @njit(cache=True)
 def pressure_value(n, progression):
     """``crates_env.scoring.pressure_value`` (double, cap20, flat5); -1 where int64 overflows."""
-    if progression == 2:
+    if progression == FLAT5:
         return 5
-    if progression == 1 and n > 4:
+    if progression == CAP20 and n > 4:
         return 40 + 20 * (n - 4)
     if n > 58:  # the sum of a side's pressures would pass int64
         return -1
@@ -347,7 +354,7 @@ def legal_into(G, R, out):
 
 @njit(cache=True)
 def is_legal(G, R, action):
-    if G.decision < 0 or action < 0 or action >= 63:
+    if G.decision < 0 or action < 0 or action >= NUM_ACTIONS:
         return False
     p = G.seat
     if G.decision == PLAY_:
@@ -663,7 +670,7 @@ def score_hand_counts(R, counts):
             not_eight += c
             if v > 3:
                 others_big += c
-        if not (rank == ACE or (rank == EIGHT and algorithm == 2)):
+        if not (rank == ACE or (rank == EIGHT and algorithm == PUNITIVE_THREES)):
             eligible += c
     if total_cards == 0:
         return 0
@@ -673,18 +680,19 @@ def score_hand_counts(R, counts):
         return -50 * threes
     if threes == 0:
         return plain_sum
-    if algorithm == 0:  # crates
+    if algorithm == CRATES_THREES:
         if not_eight == 0:
             return eights + 3  # the threes collapse into one pair (or one bare three)
         j = min(threes, max(1, others_big))
         return plain_sum - _top(R, counts, j, True, False, 0) + 3 * j
-    if algorithm == 1:  # kreights: threes may cancel each other [001:48]
+    if algorithm == KREIGHTS_THREES:  # threes may cancel each other [001:48]
         extra = threes if threes > 1 else 0
         return plain_sum + 3 * threes - _top(R, counts, threes, True, False, extra)
-    if algorithm == 3:  # cover8
+    if algorithm == COVER8_THREES:
         return plain_sum - _top(R, counts, threes, False, False, 0) + 3 * threes
     j = min(threes, eligible)  # punitive, and punitive_cover8
-    return plain_sum - _top(R, counts, j, algorithm == 2, True, 0) + 3 * j + 100 * (threes - j)
+    barred_eights = algorithm == PUNITIVE_THREES
+    return plain_sum - _top(R, counts, j, barred_eights, True, 0) + 3 * j + 100 * (threes - j)
 
 
 @njit(cache=True)
@@ -728,7 +736,7 @@ def stop_truncated(G):
 def reward_unpaid(G, R, hand_points, rewards):
     """``raw_env._reward_unpaid``: every seat's reward for ``hand_points`` (per team, this
     hand's so far) less the pressure points already paid."""
-    if R.reward_mode == 2:
+    if R.reward_mode == WIN:
         return
     teams = R.teams
     any_points = False
@@ -739,7 +747,7 @@ def reward_unpaid(G, R, hand_points, rewards):
     for s in range(R.n):
         team = team_of(R, s)
         value = -1.0 * (hand_points[team] - G.paid[team])
-        if R.reward_mode == 1:  # relative: less minus the others' mean
+        if R.reward_mode == RELATIVE:  # less minus the others' mean
             others = 0
             for t in range(teams):
                 if t != team:
@@ -801,7 +809,7 @@ def after_move(G, R, rewards):
     if R.pressures_at_once and not G.game_over:
         reward_unpaid(G, R, G.pressure_points, rewards)
         G.paid[:] = G.pressure_points
-    if G.game_over and R.reward_mode == 2 and not G.truncated:
+    if G.game_over and R.reward_mode == WIN and not G.truncated:
         final_rewards(G, R, rewards)
 
 

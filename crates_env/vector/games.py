@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 
 from ..actions import NUM_ACTIONS, action_name
-from ..cards import JOKER, NUM_KINDS, SIX, rank_of, suit_of
-from ..crates import CratesGame
+from ..cards import NUM_KINDS
+from ..crates import CratesGame, play_masks
 from ..game import best_scores, first_dealer, game_streams
 from ..observation import Observer
-from ..rules import Ruleset, make_ruleset
+from ..rules import Pressure, Ruleset, ThreeScoring, make_ruleset
 from ..settings import EnvSettings, next_game_rng
 from . import kernels
 from .layout import (
@@ -29,10 +29,8 @@ from .layout import (
     MAX_SEATS,
     OUT,
     PRESSURE,
-    PRESSURES,
     RULES,
     STATE,
-    THREE_SCORINGS,
     TRUNCATED,
 )
 from .rng import export_state, import_state
@@ -397,8 +395,7 @@ def rules_record(rules: Ruleset, settings: EnvSettings | None = None) -> np.reco
     R["n"], R["teams"], R["partnerships"] = n, rules.num_teams, rules.partnerships
     R["deck_size"] = deck.size
     R["deck_kinds"][0, : deck.size] = deck.kinds
-    present = set(deck.kinds)
-    R["full_mask"] = _mask(present)
+    R["full_mask"] = deck.kind_bits(deck.full_mask)
     R["schedule"][0, : len(rules.schedule)] = rules.schedule
     R["schedule_len"] = len(rules.schedule)
     R["max_hands"] = rules.max_hands
@@ -407,16 +404,12 @@ def rules_record(rules: Ruleset, settings: EnvSettings | None = None) -> np.reco
     R["dummy_seat"] = -1 if rules.dummy_seat is None else rules.dummy_seat
     R["initial_scores"][0, : rules.num_teams] = rules.initial_scores
     R["initial_mulligans"][0, list(rules.mulligans)] = True
-    wild = {k for k in present if k != JOKER and rank_of(k) in (7, 8)}
-    jokers = {JOKER} & present
+    plays = play_masks(deck)  # the reference engine's, over kinds instead of card ids
     for suit in range(4):
         for rank in range(13):
-            match = {
-                k for k in present if k != JOKER and (suit_of(k) == suit or rank_of(k) == rank)
-            }
-            R["match"][0, suit, rank] = _mask(match | wild | jokers)
-    R["count_mask"] = _mask({k for k in present if k == JOKER or rank_of(k) in (0, 1)})
-    R["six_mask"] = _mask({k for k in present if k != JOKER and rank_of(k) == SIX})
+            R["match"][0, suit, rank] = deck.kind_bits(plays.match[suit][rank])
+    R["count_mask"] = deck.kind_bits(plays.count)
+    R["six_mask"] = deck.kind_bits(plays.six)
     for kind, function in enumerate(rules.card_functions):
         if len(function.draws) > MAX_DRAWS:
             raise ValueError(f"card {kind} draws for more than {MAX_DRAWS} seats")
@@ -431,10 +424,10 @@ def rules_record(rules: Ruleset, settings: EnvSettings | None = None) -> np.reco
         R["series"][0, kind] = function.series
     R["kind_points"][0] = rules.kind_points[:NUM_KINDS]
     R["by_points"][0] = sorted(range(NUM_KINDS), key=lambda k: -rules.kind_points[k])
-    R["three_scoring"] = THREE_SCORINGS.index(rules.three_scoring)
+    R["three_scoring"] = ThreeScoring[rules.three_scoring.upper()]
     R["all_threes"][0, : len(rules.all_threes)] = rules.all_threes
     R["n_all_threes"] = len(rules.all_threes)
-    R["pressure"] = PRESSURES.index(rules.pressure)
+    R["pressure"] = Pressure[rules.pressure.upper()]
     R["empty_hand_points"] = rules.empty_hand_points
     R["stars"] = rules.stars
     R["count_continues_hand"] = rules.count_continues_hand
@@ -451,10 +444,6 @@ def rules_record(rules: Ruleset, settings: EnvSettings | None = None) -> np.reco
     R["pressures_at_once"] = settings.pressures_at_once
     R["auto_announce"] = settings.auto_announce
     return R[0]
-
-
-def _mask(kinds: set[int]) -> np.uint64:
-    return np.uint64(sum(1 << k for k in kinds))
 
 
 __all__ = ["VectorGame", "check_supported", "rules_record"]

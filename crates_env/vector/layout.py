@@ -27,12 +27,6 @@ MAX_DRAWS = MAX_SEATS  # (seat, cards) entries of one card function (a 5 hits ev
 
 # ended_by
 OUT, COUNT, PRESSURE, TRUNCATED = 1, 2, 3, 4
-# Ruleset.three_scoring
-THREE_SCORINGS = ("crates", "kreights", "punitive", "cover8", "punitive_cover8")
-# Ruleset.pressure
-PRESSURES = ("double", "cap20", "flat5")
-# the environment's reward_mode
-REWARD_MODES = ("points", "relative", "win")
 
 _SEATS, _DECK = (MAX_SEATS,), (MAX_DECK,)
 
@@ -129,10 +123,10 @@ RULES = np.dtype(
         # scoring
         ("kind_points", np.int64, (NUM_KINDS,)),
         ("by_points", np.int32, (NUM_KINDS,)),  # the kinds, highest value first
-        ("three_scoring", np.int32),
+        ("three_scoring", np.int32),  # crates_env.rules.ThreeScoring
         ("all_threes", np.int64, (8,)),
         ("n_all_threes", np.int32),
-        ("pressure", np.int32),
+        ("pressure", np.int32),  # crates_env.rules.Pressure
         ("empty_hand_points", np.int64),
         ("stars", np.bool_),
         # the family's procedural switches
@@ -146,7 +140,7 @@ RULES = np.dtype(
         ("penalty_drawn_at_end", np.bool_),
         ("deal_follows_direction", np.bool_),
         # the environment
-        ("reward_mode", np.int32),
+        ("reward_mode", np.int32),  # crates_env.settings.RewardMode
         ("reward_scale", np.float64),
         ("pressures_at_once", np.bool_),
         ("auto_announce", np.bool_),
