@@ -2,7 +2,8 @@
 
 ``observe_into`` is ``crates_env.observation.Observer.encode`` for the seat to play: the slice
 offsets and scales come from the Observer itself (``VectorGame`` passes them as ``at`` and
-``scale``, indexed like ``OBS_SLICES``), so the two vectors share one layout.
+``scale``, indexed like ``OBS_SLICES``) and every slice is found by its name, so the two vectors
+share one layout, kept in one place (``crates_env.observation.SLICES``).
 """
 
 from __future__ import annotations
@@ -26,10 +27,24 @@ from .core import (
 )
 from .rng import random_interval
 
-OBS_SLICES = tuple(name for name, *_ in SLICES)
-(HAND, TOP, SUIT, RANK, CLOCKWISE, COUNT, PENDING, DECISION, ACTING, AGAIN, ANNOUNCED, FREE,
- SIZES, ACTIVE, DUMMY, PARTNER, STOCK, DISCARD, PLAYED, PRESSURES, NEXT_PRESSURE, SCORES, RISK,
- OWED, STARS, PROGRESS, DEAL_SIZE) = range(len(OBS_SLICES))  # fmt: skip
+OBS_SLICES = tuple(name for name, *_ in SLICES)  # the order of VectorGame's ``at`` and ``scale``
+
+
+def _slice(name: str) -> int:
+    """Where ``at`` and ``scale`` hold the observation slice ``name``."""
+    return OBS_SLICES.index(name)
+
+
+HAND, TOP, SUIT = _slice("hand"), _slice("top_card"), _slice("current_suit")
+RANK, CLOCKWISE = _slice("current_rank"), _slice("clockwise")
+COUNT, PENDING = _slice("count"), _slice("pending_draw")
+DECISION, ACTING, AGAIN = _slice("decision"), _slice("acting_for"), _slice("playing_again")
+ANNOUNCED, FREE, SIZES = _slice("announced"), _slice("free_play"), _slice("hand_sizes")
+ACTIVE, DUMMY, PARTNER = _slice("active"), _slice("dummy_hand"), _slice("partner")
+STOCK, DISCARD, PLAYED = _slice("stock_size"), _slice("discard_size"), _slice("played")
+PRESSURES, NEXT_PRESSURE, SCORES = _slice("pressures"), _slice("next_pressure"), _slice("scores")
+RISK, OWED, STARS = _slice("hand_points_at_risk"), _slice("penalty_owed"), _slice("stars")
+PROGRESS, DEAL_SIZE = _slice("hand_progress"), _slice("deal_size")
 STARTER_SUIT_ = int(Decision.STARTER_SUIT)
 
 
