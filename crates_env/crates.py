@@ -270,18 +270,18 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
     def _face_up(self, seat: int) -> int:
         return super()._face_up(seat) | self.hand_state.exposed[seat]
 
-    def _family_view(self) -> tuple:
+    def _family_view(self) -> dict[str, Any]:
         hs, ts = self.hand_state, self.turn_state
-        return (
-            hs.count,
-            0,
-            0 if ts.decision is None else self.pending_draw(),
-            ts.plays > 0,
-            ts.announced,
-            hs.free_play,
-            tuple(hs.penalty_owed),
-            tuple(hs.exposed),
-        )
+        return {
+            "count": hs.count,
+            "demand": 0,
+            "pending_draw": 0 if ts.decision is None else self.pending_draw(),
+            "playing_again": ts.plays > 0,
+            "announced": ts.announced,
+            "free_play": hs.free_play,
+            "penalty_owed": tuple(hs.penalty_owed),
+            "exposed": tuple(hs.exposed),
+        }
 
     # ------------------------------------------------------------------ legal actions
     def _compute_legal(self) -> list[int]:

@@ -179,19 +179,19 @@ class EightsGame(Game, family="eights"):
         """Cards the player to act would take by drawing now: an offensive demand, or one."""
         return self.hand_state.demand or 1
 
-    def _family_view(self) -> tuple:
+    def _family_view(self) -> dict[str, Any]:
         hs, n = self.hand_state, self.n
         playing = self.turn_state.decision is not None
-        return (
-            0,
-            hs.demand,
-            self.pending_draw() if playing else 0,
-            False,
-            False,
-            hs.free_play,
-            (False,) * n,
-            (0,) * n,
-        )
+        return {
+            "count": 0,
+            "demand": hs.demand,
+            "pending_draw": self.pending_draw() if playing else 0,
+            "playing_again": False,
+            "announced": False,
+            "free_play": hs.free_play,
+            "penalty_owed": (False,) * n,
+            "exposed": (0,) * n,
+        }
 
     # ------------------------------------------------------------------ legal actions
     def _compute_legal(self) -> list[int]:

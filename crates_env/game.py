@@ -171,8 +171,9 @@ class Game:
         """Cards of ``seat``'s hand that everybody sees: the dummy's whole hand (Figgy)."""
         return self.hand_state.hands[seat] if seat == self.rules.dummy_seat else 0
 
-    def _family_view(self) -> tuple:
-        """The view's family part, in ``PublicView`` order from ``count`` to ``exposed``."""
+    def _family_view(self) -> dict[str, Any]:
+        """The view's family part by field name, ``count`` to ``exposed``: every family fills
+        each of them (0, False or nothing where it has no such fact)."""
         raise NotImplementedError
 
     def pending_draw(self) -> int:
@@ -466,30 +467,30 @@ class Game:
         dummy = self.rules.dummy_seat
         playing = decision is not None
         return PublicView(
-            seat,
-            hs.hands[seat],
-            decision,
-            self.to_play if playing else None,
-            ts.seat if playing else None,
-            self.deck.kinds[discard[-1]] if discard else None,
-            hs.suit,
-            hs.rank,
-            hs.direction,
-            len(hs.stock),
-            len(discard),
-            tuple(hs.played),
-            tuple(hs.sizes),
-            gs.active,
-            0 if dummy is None else hs.hands[dummy],
-            gs.pressure_count,
-            gs.scores,
-            gs.stars,
-            gs.hand_index,
-            hs.deal_size,
-            gs.dealer,
-            gs.over,
-            self.rules,
-            *self._family_view(),
+            seat=seat,
+            hand=hs.hands[seat],
+            decision=decision,
+            to_play=self.to_play if playing else None,
+            turn=ts.seat if playing else None,
+            top=self.deck.kinds[discard[-1]] if discard else None,
+            suit=hs.suit,
+            rank=hs.rank,
+            direction=hs.direction,
+            stock_size=len(hs.stock),
+            discard_size=len(discard),
+            played=tuple(hs.played),
+            sizes=tuple(hs.sizes),
+            active=gs.active,
+            dummy_hand=0 if dummy is None else hs.hands[dummy],
+            pressures=gs.pressure_count,
+            scores=gs.scores,
+            stars=gs.stars,
+            hand_index=gs.hand_index,
+            deal_size=hs.deal_size,
+            dealer=gs.dealer,
+            game_over=gs.over,
+            rules=self.rules,
+            **self._family_view(),
         )
 
     def clone(self) -> Game:
