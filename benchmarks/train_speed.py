@@ -30,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from crates_env.actions import NUM_ACTIONS
 from train.config import load_config
-from train.ppo import make_policy, make_vec_env, usable_cores
+from train.ppo import make_policy, make_vec_env
+from train.workers import usable_cores
 
 
 class NullVecEnv(VecEnv):

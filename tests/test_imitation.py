@@ -95,7 +95,7 @@ def test_saved_demonstrations_are_cloned_again_without_playing(tmp_path, monkeyp
     def no_games(*args, **kwargs):
         raise AssertionError("the saved demonstrations should have been used")
 
-    monkeypatch.setattr("train.ppo.collect", no_games)
+    monkeypatch.setattr("train.imitation.collect", no_games)
     second = tiny(tmp_path, *clone_it, "run_name=second")
     train(second)
     again = json.loads((second.run_dir / STATE).read_text())["warm_start"]
@@ -113,7 +113,7 @@ def test_saved_demonstrations_are_cloned_again_without_playing(tmp_path, monkeyp
 
 
 def test_the_search_teacher_takes_its_settings_from_the_config():
-    from train.ppo import teacher_spec
+    from train.imitation import teacher_spec
 
     config = load_config(
         "configs/default.yaml",

@@ -355,12 +355,10 @@ def _check_values(c: TrainConfig) -> None:
             raise ValueError(f"opponents.scripted.{name} must be a weight >= 0, not {weight!r}")
     if not c.opponents.scripted and c.opponents.snapshot_weight <= 0:
         raise ValueError("the opponent pool is empty: give opponents.scripted or snapshot_weight")
-    from train.imitation import TEACHERS
-
-    if c.warm_start.teacher and c.warm_start.teacher not in TEACHERS:
+    if c.warm_start.teacher and c.warm_start.teacher not in AGENT_NAMES:
         raise ValueError(
             f"warm_start.teacher names {c.warm_start.teacher!r}; valid: "
-            f'{", ".join(TEACHERS)}, or "" for no warm start'
+            f'{", ".join(AGENT_NAMES)}, or "" for no warm start'
         )
     ws = c.warm_start
     if ws.teacher == "search" and ws.search_z > 0 and ws.search_samples < 2:

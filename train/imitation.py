@@ -9,12 +9,16 @@ The demonstrations are gathered through the very environment PPO trains on
 rewards mean exactly what they will mean in training. The actor learns the teacher's moves
 (cross-entropy over the legal actions); the critic learns the discounted return that followed,
 so PPO's first advantages are not noise that would undo the cloning.
+
+``warm_start`` does all of it for a run (either backend): the teacher's games (collected, or read
+back from ``warm_start.demos``), then the clone.
 """
 
 from __future__ import annotations
 
 import functools
 import multiprocessing as mp
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, fields, replace
@@ -22,13 +26,83 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from agents import AGENT_NAMES, Table, decide, make_agent
+from agents import Table, decide, make_agent
 from crates_env.env import raw_env
+from train.config import TrainConfig, WarmStartConfig
 from train.files import load_arrays, save_arrays
 from train.selfplay import LearnerSpec, PoolSpec, SelfPlayVecEnv
+from train.shaping import PressureShaping
 from train.workers import serve_parent
+
+
+def warm_start(
+    policy: torch.nn.Module, config: TrainConfig, shaping: PressureShaping | None, heads=None
+) -> dict:
+    """Clone the configured teacher into the fresh policy (``heads``: see ``clone``); the numbers
+    go to the run's state file."""
+    ws = config.warm_start
+    start = time.perf_counter()
+    settings = demo_settings(config)
+    if ws.demos and Path(ws.demos).exists():
+        demos = Demonstrations.load(Path(ws.demos), settings)
+    else:
+        plan = Collection(
+            teacher=teacher_spec(ws),
+            games=ws.games,
+            gamma=config.ppo.gamma,
+            opponent=ws.opponent,
+            learner=learner_spec(config, shaping),
+            num_envs=config.num_envs,
+            seed=config.seed,
+        )
+        demos = collect(config.env_kwargs(), plan, workers=ws.workers)
+        if ws.demos:
+            demos.save(Path(ws.demos), settings)
+    stats = clone(policy, demos, ws.epochs, ws.batch_size, ws.learning_rate, config.seed, heads)
+    report = {"teacher": ws.teacher, **vars(stats), "seconds": time.perf_counter() - start}
+    print(
+        f"warm start: cloned {ws.teacher} from {stats.games} games ({stats.samples} decisions): "
+        f"{stats.accuracy:.1%} of its choices, value loss {stats.value_loss:.3f}, "
+        f"{report['seconds']:.0f} s"
+    )
+    return report
+
+
+def learner_spec(config: TrainConfig, shaping: PressureShaping | None) -> LearnerSpec:
+    """What the run feeds its learner, in self-play and in the warm start's demonstrations."""
+    return LearnerSpec(config.reward_transform, shaping, config.privileged_critic)
+
+
+def teacher_spec(ws: WarmStartConfig) -> str:
+    """The warm start's teacher as an agent spec: the search teacher with its settings."""
+    if ws.teacher == "search":
+        return (
+            f"search:samples={ws.search_samples},stock_max={ws.search_stock_max},z={ws.search_z:g}"
+        )
+    return ws.teacher
+
+
+def demo_settings(config: TrainConfig) -> dict:
+    """What the teacher's demonstrations depend on: a saved file is reused only if they match."""
+    ws = config.warm_start
+    settings = {
+        "teacher": ws.teacher,
+        "opponent": ws.opponent,
+        "games": ws.games,
+        "workers": ws.workers,
+        "env": config.env_kwargs(),
+        "gamma": config.ppo.gamma,
+        "reward_transform": config.reward_transform,
+        "privileged": config.privileged_critic,
+        "num_envs": config.num_envs,
+        "seed": config.seed,
+    }
+    if ws.teacher == "search":
+        settings["search"] = [ws.search_samples, ws.search_stock_max, ws.search_z]
+    if config.pressure_shaping:  # the returns the critic learns are shaped
+        settings["pressure_shaping"] = config.pressure_shaping_games
+    return settings
 
 
 @dataclass
@@ -59,9 +133,6 @@ class Demonstrations:
         hint = "; delete it or point warm_start.demos elsewhere"
         names = [f.name for f in fields(cls)]
         return cls(**load_arrays(path, names, settings, "a demonstrations file", hint))
-
-
-TEACHERS = AGENT_NAMES
 
 
 @dataclass(frozen=True)
@@ -218,8 +289,9 @@ def clone(
     )
 
 
-def _heads(policy: MaskableActorCriticPolicy, obs: torch.Tensor):
-    """Action logits and state values, through the same layers PPO uses."""
+def _heads(policy: torch.nn.Module, obs: torch.Tensor):
+    """Action logits and state values of an SB3 MaskablePPO policy, through the same layers
+    PPO uses."""
     features = policy.extract_features(obs)
     latent_pi, latent_vf = policy.mlp_extractor(features)
     return policy.action_net(latent_pi), policy.value_net(latent_vf).squeeze(-1)

@@ -33,9 +33,10 @@ import numpy as np
 from crates_env.env import raw_env
 from crates_env.rules import Ruleset
 from train.config import TrainConfig, check_run_folder
+from train.evaluation import evaluate_against_baselines
 from train.files import atomic_write
+from train.imitation import warm_start
 from train.metrics import game_summary_of, game_values
-from train.ppo import evaluate_against_baselines, warm_start
 from train.selfplay import LearnerSpec, learner_seats, opponent_odds
 
 LEARNER = "learner"

@@ -22,6 +22,12 @@ from collections.abc import Iterator
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (``taskset`` or a container can give fewer than the
+    machine has)."""
+    return len(os.sched_getaffinity(0))
+
+
 def serve_parent() -> None:
     """Ignore Ctrl-C (the parent handles it) and end when the parent process ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -195,7 +195,8 @@ def run_eval(args: argparse.Namespace) -> int:
 
 def run_train(args: argparse.Namespace) -> int:
     from train.config import load_config
-    from train.ppo import final_table, train
+    from train.evaluation import final_table
+    from train.ppo import train
 
     path = args.config or installed_file(DEFAULT_CONFIG, "the default config", "give --config")
     config = load_config(path, args.set)

@@ -6,9 +6,10 @@ last player left).
 tasks: ``on_ray``), ``stats`` pairs them by deal, ``report`` prints and saves the results and
 pools saved runs, ``curves`` draws a training run's curves.
 ``crates eval`` is the command line over it; training calls it for its checks against the
-baselines.
+baselines (``baselines``).
 """
 
+from .baselines import evaluate_against_baselines, final_table
 from .games import EvalConfig, GameRecord, SeatRecord, lineups, play_game
 from .report import format_report, pooled_pairs, prepare_output, read_deals, write_outputs
 from .stats import AgentSummary, PairComparison, Report, summarize
@@ -21,6 +22,8 @@ __all__ = [
     "PairComparison",
     "Report",
     "SeatRecord",
+    "evaluate_against_baselines",
+    "final_table",
     "format_report",
     "lineups",
     "play_game",
