@@ -166,6 +166,23 @@ def test_the_layer_check_sees_a_wrong_import_and_a_cycle():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
+def _reached_from(module: str, graph: dict[str, set[str]]) -> set[str]:
+    """Every module of ours that importing ``module`` may load, lazy imports included."""
+    seen, todo = set(), [module]
+    while todo:
+        for imported in graph[todo.pop()] - seen:
+            seen.add(imported)
+            todo.append(imported)
+    return seen
+
+
+def test_the_rllib_backend_imports_nothing_of_the_sb3_trainer():
+    """Not train.ppo or SB3's VecEnv (train.vec_env), however deep or lazy the import, and a
+    fresh ``import train.rllib`` loads neither stable-baselines3 nor sb3-contrib."""
+    assert not _reached_from("train.rllib", _graph()) & {"train.ppo", "train.vec_env"}
+    assert _loaded_by("import train.rllib", ("stable_baselines3", "sb3_contrib")) == []
+
+
 def _loaded_by(statement: str, libraries: tuple[str, ...]) -> list[str]:
     """Which of ``libraries`` a fresh interpreter has loaded after ``statement``."""
     code = f"{statement}; import json, sys; print(json.dumps(sorted(sys.modules)))"

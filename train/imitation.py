@@ -4,9 +4,9 @@ PPO from scratch needs millions of steps to find what a card player knows (keep 
 a count, hit the player about to go out). Cloning the teacher first starts self-play at the
 teacher's strength, and PPO then looks for what the teacher gets wrong.
 
-The demonstrations are gathered through the very environment PPO trains on
-(:class:`SelfPlayVecEnv`), with the teacher in the learner's seats, so observations, masks and
-rewards mean exactly what they will mean in training. The actor learns the teacher's moves
+The demonstrations are gathered from the very games PPO trains on (``train.selfplay``'s batch,
+as ``SelfPlayVecEnv`` runs it), with the teacher in the learner's seats, so observations, masks
+and rewards mean exactly what they will mean in training. The actor learns the teacher's moves
 (cross-entropy over the legal actions); the critic learns the discounted return that followed,
 so PPO's first advantages are not noise that would undo the cloning.
 
@@ -31,7 +31,7 @@ from agents import Table, decide, make_agent
 from crates_env.env import raw_env
 from train.config import TrainConfig, WarmStartConfig
 from train.files import load_arrays, save_arrays
-from train.selfplay import LearnerSpec, PoolSpec, SelfPlayVecEnv
+from train.selfplay import LearnerSpec, PoolSpec, make_batch, worker_seeds
 from train.shaping import PressureShaping
 from train.workers import serve_parent
 
@@ -139,8 +139,8 @@ class Demonstrations:
 class Collection:
     """Which demonstrations to collect: ``games`` whole games of ``teacher`` (an agent spec,
     ``"heuristic"`` or ``"search:samples=8,stock_max=6"``, as ``agents.make_agent`` reads it)
-    against ``opponent``, seen from the learner's seats of a :class:`SelfPlayVecEnv` of
-    ``num_envs`` games, the learner fed as in training (``learner``: the reward transform,
+    against ``opponent``, seen from the learner's seats of a self-play batch of ``num_envs``
+    games, the learner fed as in training (``learner``: the reward transform,
     pressure shaping, the privileged critic's hidden state); returns
     discounted by ``gamma``."""
 
@@ -168,38 +168,30 @@ def collect(env_kwargs: dict, plan: Collection, workers: int = 1) -> Demonstrati
     # A teacher that looks ahead (SearchAgent) needs the reference engine's games; a scripted
     # one reads only the observation, so its games run on whichever engine training would use.
     searching = any(t.needs_env for t in teachers)
-    vec = SelfPlayVecEnv(
-        plan.num_envs,
-        env_kwargs,
-        pool,
-        plan.learner,
-        workers=0,
-        seed=plan.seed,
-        engine="reference" if searching else "auto",
-    )
+    (seed,) = worker_seeds(plan.seed, 1)  # the games SelfPlayVecEnv plays in this process
+    engine = "reference" if searching else "auto"
+    games = make_batch(plan.num_envs, env_kwargs, pool, plan.learner, None, seed, engine)
     public = table.obs_size
-    envs = vec.envs_in_process() if searching else [None] * plan.num_envs
+    envs = games.envs if searching else [None] * plan.num_envs
     running: list[list[tuple]] = [[] for _ in range(plan.num_envs)]
     finished: list[tuple] = []
     points: list[float] = []
-    obs = vec.reset()
+    obs, masks = games.reset()
     while len(points) < plan.games:
-        masks = vec.action_masks()
         actions = np.array(
             [
                 decide(t, env, o[:public], m)
                 for t, env, o, m in zip(teachers, envs, obs, masks, strict=True)
             ]
         )
-        next_obs, rewards, dones, infos = vec.step(actions)
+        next_obs, rewards, dones, infos, next_masks = games.step(actions)
         for i in range(plan.num_envs):
             running[i].append((obs[i], masks[i], actions[i], float(rewards[i])))
             if dones[i]:
                 finished.extend(_with_returns(running[i], plan.gamma))
                 running[i] = []
                 points.append(infos[i]["game"]["points"])
-        obs = next_obs
-    vec.close()
+        obs, masks = next_obs, next_masks
     o, m, a, g = zip(*finished, strict=True)
     return Demonstrations(
         np.stack(o).astype(np.float32),

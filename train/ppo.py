@@ -40,8 +40,9 @@ from train.evaluation import evaluate_against_baselines
 from train.files import atomic_write, write_atomically
 from train.imitation import learner_spec, warm_start
 from train.metrics import game_scalars
-from train.selfplay import PoolSpec, SelfPlayVecEnv, observation_space_of
+from train.selfplay import PoolSpec, observation_space_of
 from train.shaping import PressureShaping
+from train.vec_env import SelfPlayVecEnv
 from train.workers import usable_cores
 
 LATEST, BEST, STATE = "latest.zip", "best.zip", "state.json"

@@ -1,0 +1,168 @@
+"""``SelfPlayVecEnv``: the self-play games (``train.selfplay``) as the VecEnv SB3's MaskablePPO
+trains on, in this process or split over worker processes that live and die with the trainer.
+
+Each worker process holds a batch of games; the learner's actions go out to every worker and the
+batches' observations, rewards, ends of games and action masks come back in order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from crates_env.actions import NUM_ACTIONS
+from train.selfplay import (
+    LearnerSpec,
+    PoolSpec,
+    make_batch,
+    observation_space_of,
+    worker_seeds,
+)
+from train.workers import serve_parent
+
+
+def _worker(remote, count, env_kwargs, pool_spec, learner, policy_factory, seed, engine):
+    import torch
+
+    serve_parent()
+    torch.set_num_threads(1)
+    batch = make_batch(count, env_kwargs, pool_spec, learner, policy_factory, seed, engine)
+    while True:
+        command, data = remote.recv()
+        if command == "step":
+            remote.send(batch.step(data))
+        elif command == "reset":
+            remote.send(batch.reset())
+        elif command == "snapshot":
+            batch.pool.add_snapshot(data)
+            remote.send(None)
+        elif command == "close":
+            remote.close()
+            return
+
+
+class SelfPlayVecEnv(VecEnv):
+    """``num_envs`` self-play games split over ``workers`` processes (0: in this process).
+
+    ``pool_spec`` says who the learner meets, ``learner`` what it is fed (reward, shaping, the
+    privileged critic's hidden state). ``policy_factory`` builds an untrained policy of the
+    learner's architecture (it must be picklable); snapshots are sent to every worker with
+    :meth:`add_snapshot`.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        env_kwargs: dict,
+        pool_spec: PoolSpec,
+        learner: LearnerSpec | None = None,
+        *,
+        policy_factory=None,
+        workers: int = 2,
+        seed: int = 0,
+        engine: str = "auto",
+    ) -> None:
+        learner = learner or LearnerSpec()
+        obs_space = observation_space_of(env_kwargs, learner.privileged)
+        super().__init__(num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
+        seeds = worker_seeds(seed, max(workers, 1))
+        sizes = [len(c) for c in np.array_split(np.arange(num_envs), max(workers, 1))]
+        self._sizes = [s for s in sizes if s]
+        self._masks = np.ones((num_envs, self.action_space.n), dtype=bool)
+        if workers == 0:
+            self._local = make_batch(
+                num_envs, env_kwargs, pool_spec, learner, policy_factory, seeds[0], engine
+            )
+            self._remotes = []
+            return
+        self._local = None
+        ctx = mp.get_context("spawn")
+        self._remotes, self._processes = [], []
+        for size, ss in zip(self._sizes, seeds, strict=False):
+            parent, child = ctx.Pipe()
+            args = (child, size, env_kwargs, pool_spec, learner, policy_factory, ss, engine)
+            proc = ctx.Process(target=_worker, args=args, daemon=True)
+            proc.start()
+            child.close()
+            self._remotes.append(parent)
+            self._processes.append(proc)
+
+    # -------------------------------------------------------------- VecEnv API
+    def reset(self) -> np.ndarray:
+        if self._local is not None:
+            obs, masks = self._local.reset()
+        else:
+            for remote in self._remotes:
+                remote.send(("reset", None))
+            parts = [remote.recv() for remote in self._remotes]
+            obs = np.concatenate([p[0] for p in parts])
+            masks = np.concatenate([p[1] for p in parts])
+        self._masks = masks
+        return obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def step_wait(self):
+        if self._local is not None:
+            obs, rewards, dones, infos, masks = self._local.step(self._actions)
+        else:
+            start = 0
+            for remote, size in zip(self._remotes, self._sizes, strict=True):
+                remote.send(("step", self._actions[start : start + size]))
+                start += size
+            parts = [remote.recv() for remote in self._remotes]
+            obs = np.concatenate([p[0] for p in parts])
+            rewards = np.concatenate([p[1] for p in parts])
+            dones = np.concatenate([p[2] for p in parts])
+            infos = [info for p in parts for info in p[3]]
+            masks = np.concatenate([p[4] for p in parts])
+        self._masks = masks
+        return obs, rewards, dones, infos
+
+    def add_snapshot(self, state_dict: dict) -> None:
+        """Freeze a copy of the learner into every worker's opponent pool."""
+        if self._local is not None:
+            self._local.pool.add_snapshot(state_dict)
+            return
+        for remote in self._remotes:
+            remote.send(("snapshot", state_dict))
+        for remote in self._remotes:
+            remote.recv()
+
+    def action_masks(self) -> np.ndarray:
+        return self._masks
+
+    def env_method(self, method_name: str, *args, indices=None, **kwargs) -> list:
+        if method_name != "action_masks":
+            raise AttributeError(f"SelfPlayVecEnv only answers action_masks, not {method_name}")
+        rows = range(self.num_envs) if indices is None else indices
+        return [self._masks[i] for i in rows]
+
+    def get_attr(self, attr_name: str, indices=None) -> list:
+        rows = range(self.num_envs) if indices is None else indices
+        if attr_name == "render_mode":
+            return [None for _ in rows]
+        if attr_name == "action_masks":  # MaskablePPO checks that the games offer masks
+            return [self.action_masks for _ in rows]
+        raise AttributeError(f"SelfPlayVecEnv has no per-game attribute {attr_name!r}")
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        raise AttributeError("SelfPlayVecEnv has no settable per-game attributes")
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        rows = range(self.num_envs) if indices is None else indices
+        return [False for _ in rows]
+
+    def close(self) -> None:
+        for remote in self._remotes:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # already gone
+                remote.send(("close", None))
+        for proc in getattr(self, "_processes", []):
+            proc.join(timeout=5)
+        self._remotes = []
