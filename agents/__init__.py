@@ -9,14 +9,16 @@ from .names import AGENT_NAMES, agent_by_name, search_settings
 from .policy import PolicyAgent, is_rllib_module
 from .scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from .search import SearchAgent
+from .shipped import shipped_network
 
 
 def make_agent(spec: str, table: Table, seed: int | None = None) -> Agent:
     """An agent by name ("random", "greedy", "heuristic", "search": SearchAgent over
-    HeuristicAgent), the path of a MaskablePPO checkpoint (.zip) or of a folder holding an RLlib
-    module (``crates train --backend rllib``'s ``rllib_policy``). SearchAgent takes settings
-    after a colon, ``search:samples=16,stock_max=10,base=checkpoints/crates_4p.zip,z=1``. Raises
-    ``ValueError`` naming the valid names (or settings) for anything else."""
+    HeuristicAgent, "shipped": the network the package ships), the path of a MaskablePPO
+    checkpoint (.zip) or of a folder holding an RLlib module (``crates train --backend rllib``'s
+    ``rllib_policy``). SearchAgent takes settings after a colon,
+    ``search:samples=16,stock_max=10,base=shipped,z=1``. Raises ``ValueError`` naming the valid
+    names (or settings) for anything else."""
     if Path(spec).is_file():
         return PolicyAgent(spec, table=table)
     if is_rllib_module(Path(spec)):
@@ -39,4 +41,5 @@ __all__ = [
     "decide",
     "make_agent",
     "search_settings",
+    "shipped_network",
 ]

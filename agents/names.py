@@ -1,15 +1,18 @@
 """Agents by name, as the command line, the configs and evaluation spell them: ``random``,
-``greedy``, ``heuristic``, and ``search`` with its settings after a colon
-(``search:samples=16,stock_max=10,z=1``). ``agents.make_agent`` also takes a checkpoint's path.
+``greedy``, ``heuristic``, ``search`` with its settings after a colon
+(``search:samples=16,stock_max=10,base=shipped,z=1``) and ``shipped``, the network the package
+ships (``agents.shipped``). ``agents.make_agent`` also takes a checkpoint's path.
 """
 
 from __future__ import annotations
 
+from . import shipped
 from .base import Agent, Table
+from .policy import PolicyAgent
 from .scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from .search import SearchAgent
 
-AGENT_NAMES = ("random", "greedy", "heuristic", "search")
+AGENT_NAMES = ("random", "greedy", "heuristic", "search", shipped.SHIPPED)
 SEARCH_SETTINGS = {"samples": int, "stock_max": int, "base": str, "z": float}
 
 
@@ -25,6 +28,8 @@ def agent_by_name(spec: str, table: Table, seed: int | None = None) -> Agent:
         return GreedyAgent(table)
     if name == "heuristic" and not colon:
         return HeuristicAgent(table, seed)
+    if name == shipped.SHIPPED and not colon:
+        return PolicyAgent(shipped.shipped_network(), table=table)
     raise ValueError(
         f"unknown agent {spec!r}: valid names are {', '.join(AGENT_NAMES)} (search:setting=value,"
         f"... with settings {', '.join(SEARCH_SETTINGS)}), or the path of an existing "

@@ -18,7 +18,7 @@ difference over the common re-deals: the clear finds (a pressure dodged, a way o
 the move, the noise no longer does (``z=0`` always takes the best-looking move).
 
 It sits at the table (``crates eval --agents search heuristic``, with settings
-``search:samples=8,stock_max=6,base=checkpoints/crates_4p.zip``; ``crates play``, self-play
+``search:samples=8,stock_max=6,base=shipped``; ``crates play``, self-play
 opponents) and teaches the warm start (``warm_start.teacher: search``). It needs the game to
 look ahead, so it sets ``needs_env = True`` and is called as ``act_in(env, observation,
 action_mask)`` (``agents.decide`` does the right call for any agent); it uses only
@@ -40,6 +40,7 @@ from crates_env.env import legal_mask
 from crates_env.game import Game
 from crates_env.observation import Observer
 
+from . import shipped
 from .base import BaseAgent, Table
 from .policy import PolicyAgent
 from .scripted import HeuristicAgent
@@ -50,7 +51,8 @@ class SearchAgent(BaseAgent):
 
     ``samples``: re-deals per move; ``stock_max``: search only when the stock holds that many
     cards or fewer (a large value searches everywhere), play like the base policy above it;
-    ``base``: ``"heuristic"`` or the path of a MaskablePPO checkpoint, the policy that plays
+    ``base``: ``"heuristic"``, ``"shipped"`` (the network the package ships) or the path of a
+    MaskablePPO checkpoint, the policy that plays
     every seat in the rollouts and this seat where it does not search; ``z``: leave the base
     policy's move only for one better by ``z`` standard errors (0: always the best-looking move).
     """
@@ -78,11 +80,14 @@ class SearchAgent(BaseAgent):
             )
         if base == "heuristic":
             self.base_policy = HeuristicAgent(table, seed)
+        elif base == shipped.SHIPPED:
+            self.base_policy = PolicyAgent(shipped.shipped_network(), table=table)
         elif isinstance(base, str) and base.endswith(".zip"):
             self.base_policy = PolicyAgent(base, table=table)
         else:
             raise ValueError(
-                f"SearchAgent base must be 'heuristic' or a checkpoint path (.zip), not {base!r}"
+                "SearchAgent base must be 'heuristic', 'shipped' or a checkpoint path (.zip), "
+                f"not {base!r}"
             )
         self.samples, self.stock_max, self.z = samples, stock_max, float(z)
         self.rng = np.random.default_rng(seed)

@@ -406,12 +406,13 @@ def test_make_agent_by_name_and_its_errors(tmp_path):
         "greedy": GreedyAgent,
         "heuristic": HeuristicAgent,
         "search": SearchAgent,
+        "shipped": PolicyAgent,
     }
     assert set(AGENT_NAMES) == set(kinds)
     for name, cls in kinds.items():
         assert type(make_agent(name, table, seed=1)) is cls
     for spec in ("smart", str(tmp_path / "missing.zip")):
-        with pytest.raises(ValueError, match="random, greedy, heuristic, search"):
+        with pytest.raises(ValueError, match="random, greedy, heuristic, search, shipped"):
             make_agent(spec, table)
     junk = tmp_path / "junk.zip"
     junk.write_bytes(b"not a checkpoint")
@@ -429,7 +430,7 @@ def test_search_takes_its_settings_after_a_colon():
         ("search:samples", "name among samples, stock_max, base"),
         ("search:samples=many", "samples must be an integer"),
         ("search:samples=0", "samples must be an int >= 1"),
-        ("search:base=greedy", "base must be 'heuristic' or a checkpoint"),
+        ("search:base=greedy", "base must be 'heuristic', 'shipped' or a checkpoint"),
         ("heuristic:samples=2", "valid names are"),
     ]:
         with pytest.raises(ValueError, match=message):

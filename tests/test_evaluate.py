@@ -138,6 +138,7 @@ def test_report_names_are_short():
 
     assert _short("runs/default/best.zip") == "default/best.zip"
     assert _short("search:samples=8,base=checkpoints/crates_4p.zip") == "search(8,≤10,crates_4p)"
+    assert _short("search:base=shipped") == "search(16,≤10,shipped)"
     assert _short("search") == "search"
     assert _short("search:z=1.5,stock_max=16") == "search(16,≤16,heuristic,z1.5)"
     assert _short("search:z=0") == "search(16,≤10,heuristic,z0)"
@@ -202,24 +203,11 @@ def test_play_rejects_a_bad_seat_or_opponent_list():
         play_in_terminal(seat=0, opponents=["greedy", "random"])
 
 
-def test_eval_defaults_to_the_shipped_agent_only_on_the_table_it_was_trained_for(
-    tmp_path, monkeypatch
-):
+def test_eval_defaults_to_the_shipped_agent_only_on_the_table_it_was_trained_for():
     from train.cli import commands as cli
 
     baselines = ["heuristic", "greedy", "random"]
-    source, installed = tmp_path / "source", tmp_path / "share"
-    monkeypatch.setattr(cli, "DATA_PLACES", (source, installed))
-    with pytest.raises(ValueError, match=r"shipped network checkpoints/crates_4p\.zip is missing"):
-        cli.default_agents("crates", 4, {})
-    shipped = installed / "checkpoints" / "crates_4p.zip"  # a regular install's data folder
-    shipped.parent.mkdir(parents=True)
-    shipped.write_bytes(b"")
-    assert cli.default_agents("crates", 4, {}) == [str(shipped), "heuristic"]
-    in_tree = source / "checkpoints" / "crates_4p.zip"  # a checkout comes first
-    in_tree.parent.mkdir(parents=True)
-    in_tree.write_bytes(b"")
-    assert cli.default_agents("crates", 4, {}) == [str(in_tree), "heuristic"]
+    assert cli.default_agents("crates", 4, {}) == ["shipped", "heuristic"]
     assert cli.default_agents("crates", 3, {}) == baselines
     assert cli.default_agents("kreights", 4, {}) == baselines
     assert cli.default_agents("crates", 4, {"standig_jokers": True}) == baselines

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from agents import HeuristicAgent, SearchAgent, Table, search_settings
+from agents import HeuristicAgent, SearchAgent, Table, search_settings, shipped_network
 from crates_env.cards import parse_card
 from crates_env.env import raw_env
 from train.imitation import Collection, collect
@@ -164,7 +164,7 @@ def test_search_needs_the_game_and_checks_its_settings():
         SearchAgent(table).act(np.zeros(table.obs_size, np.float32), np.ones(63, np.int8))
     with pytest.raises(ValueError, match="samples must be an int >= 1"):
         SearchAgent(table, samples=0)
-    with pytest.raises(ValueError, match="base must be 'heuristic' or a checkpoint"):
+    with pytest.raises(ValueError, match="base must be 'heuristic', 'shipped' or a checkpoint"):
         SearchAgent(table, base="greedy")
     with pytest.raises(ValueError, match="z must be a number >= 0"):
         SearchAgent(table, z=-1)
@@ -178,24 +178,20 @@ def test_search_needs_the_game_and_checks_its_settings():
 
 
 def test_search_over_the_shipped_network_plays_legal_moves():
-    from train.cli.commands import shipped_checkpoint
-
     env, obs, mask = _env_at(7, stock_at_most=6)
-    agent = SearchAgent(Table.from_env(env), samples=2, base=str(shipped_checkpoint()), seed=1)
-    assert mask[agent.act_in(env, obs, mask)]
+    for base in ("shipped", str(shipped_network())):  # by its name, or by its path
+        agent = SearchAgent(Table.from_env(env), samples=2, base=base, seed=1)
+        assert mask[agent.act_in(env, obs, mask)]
 
 
 @pytest.mark.parametrize("seed", [5, 7, 11])
-@pytest.mark.parametrize("base", ["heuristic", "network"])
+@pytest.mark.parametrize("base", ["heuristic", "shipped"])
 def test_batched_rollouts_give_the_one_at_a_time_values(seed, base):
     """All moves x re-deals run together on the compiled engine with the base's act_batch
     (a network's forward pass, HeuristicAgent's compiled twin): the same re-deals and rollouts
     as the search on the reference engine, so the same values."""
-    from train.cli.commands import shipped_checkpoint
-
     env, _, mask = _env_at(seed, stock_at_most=6)
     table, legal = Table.from_env(env), np.flatnonzero(mask)
-    base = str(shipped_checkpoint()) if base == "network" else base
     batched = SearchAgent(table, samples=4, base=base, seed=3)
     one_by_one = SearchAgent(table, samples=4, base=base, seed=3)
     one_by_one._batch = lambda rules, size: None  # the compiled engine unavailable

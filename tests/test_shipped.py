@@ -1,5 +1,5 @@
-"""The shipped network: it loads, plays, is crates eval's default, and goes with every install
-(as do the configs)."""
+"""The shipped network: it loads, plays, is crates eval's default and the agent ``shipped``, and
+goes with every install (as do the configs), found from any folder."""
 
 from __future__ import annotations
 
@@ -11,17 +11,27 @@ from pathlib import Path
 
 import pytest
 
-from agents import PolicyAgent, Table
+from agents import PolicyAgent, Table, make_agent, shipped_network
 from crates_env.env import raw_env
 from train.cli import main
-from train.cli.commands import DEFAULT_CONFIG, ROOT, SHIPPED, shipped_checkpoint
+
+ROOT = Path(__file__).resolve().parent.parent
+# what the package ships, and its source in the repository
+SHIPPED = {
+    "agents/data/crates_4p.zip": "checkpoints/crates_4p.zip",
+    "train/configs/default.yaml": "configs/default.yaml",
+    "train/configs/strong.yaml": "configs/strong.yaml",
+    "train/configs/crates_4p.yaml": "configs/crates_4p.yaml",
+}
 
 
 def test_the_shipped_network_plays_legal_moves_of_4_player_crates():
-    path = shipped_checkpoint()
-    assert path == ROOT / SHIPPED
+    path = shipped_network()
+    assert path.read_bytes() == (ROOT / "checkpoints" / "crates_4p.zip").read_bytes()
     env = raw_env(preset="crates", num_players=4)
-    agent = PolicyAgent(path, table=Table.from_env(env))
+    table = Table.from_env(env)
+    agent = PolicyAgent(path, table=table)
+    assert isinstance(make_agent("shipped", table), PolicyAgent)
     env.reset(seed=3)
     for _ in range(200):
         obs = env.observe(env.agent_selection)
@@ -36,41 +46,80 @@ def test_crates_eval_without_agents_plays_the_shipped_network(tmp_path, capsys):
     argv = ["eval", "--deals", "1", "--workers", "1", "--out", str(tmp_path / "out"), "--quiet"]
     assert main([*argv, "--no-tensorboard"]) == 0
     table = capsys.readouterr().out
-    assert "crates_4p.zip" in table and "heuristic" in table
+    assert "shipped" in table and "heuristic" in table
 
 
-def test_a_regular_install_carries_the_shipped_network(tmp_path):
-    """The wheel holds the network and the configs where installed_file() looks after a
-    non-editable install (built from a copy of the project, leaving no build/ behind)."""
+def test_the_shipped_network_by_name_from_any_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # no checkpoints/ here
+    agents = ["search:base=shipped,samples=2,stock_max=1", "shipped"]
+    argv = ["eval", "--agents", *agents, "--deals", "1", "--workers", "1", "--quiet"]
+    assert main([*argv, "--no-tensorboard", "--out", "out"]) == 0
+    assert "search(2,≤1,shipped)" in capsys.readouterr().out
+
+
+def test_the_repository_keeps_one_copy_of_what_it_ships():
+    """The package folders link to the top-level checkpoints/ and configs/ (the source)."""
+    for shipped, source in SHIPPED.items():
+        assert (ROOT / shipped).resolve() == (ROOT / source).resolve()
+
+
+def test_an_install_outside_any_prefix_finds_the_network_and_the_configs(tmp_path):
+    """The wheel carries them as package data; installed into a folder of its own (as
+    ``pip install --user`` or ``--target`` do), the packages find them from any folder."""
     source = tmp_path / "project"
     for part in ("crates_env", "agents", "train", "checkpoints", "configs"):
         shutil.copytree(ROOT / part, source / part, ignore=shutil.ignore_patterns("__pycache__"))
     for part in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / part, source / part)
+    pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation",
-         "-q", "-w", str(tmp_path)],
+        [*pip, "wheel", str(source), "--no-deps", "--no-build-isolation", "-w", str(tmp_path)],
         check=True,
         capture_output=True,
-    )  # fmt: skip
+    )
     (wheel,) = tmp_path.glob("crates_rl-*.whl")
     with zipfile.ZipFile(wheel) as z:
-        for shipped in (SHIPPED, DEFAULT_CONFIG):
-            (name,) = [n for n in z.namelist() if n.endswith(f"share/crates-rl/{shipped}")]
-            assert z.read(name) == (ROOT / shipped).read_bytes()
-            assert Path(name).parts[1:4] == ("data", "share", "crates-rl")
+        for shipped, origin in SHIPPED.items():
+            assert z.read(shipped) == (ROOT / origin).read_bytes()
+    target = tmp_path / "site"
+    subprocess.run(
+        [*pip, "install", "--no-deps", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    code = (
+        "import agents, agents.shipped as s; "
+        "print(agents.__file__); print(s.shipped_network()); "
+        "print(s.package_file('train', 'configs/default.yaml', 'the default config'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=elsewhere,
+        env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"},
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert all(Path(line).is_relative_to(target) for line in out), out
+    assert Path(out[1]).read_bytes() == (ROOT / "checkpoints" / "crates_4p.zip").read_bytes()
 
 
 def test_a_damaged_shipped_network_is_one_clear_error(tmp_path, monkeypatch, capsys):
-    from train.cli import commands as cli
-
-    broken = tmp_path / "checkpoints" / "crates_4p.zip"
-    broken.parent.mkdir()
+    broken = tmp_path / "crates_4p.zip"
     broken.write_bytes(b"not a checkpoint")
-    monkeypatch.setattr(cli, "DATA_PLACES", (tmp_path,))
+    monkeypatch.setattr("agents.shipped.shipped_network", lambda: broken)
     with pytest.raises(SystemExit) as exit_:
         main(["eval", "--deals", "1", "--out", str(tmp_path / "out")])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert str(broken) in err and err.count("\n") == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_shipped_file_names_it():
+    from agents.shipped import package_file
+
+    with pytest.raises(ValueError, match="the nothing is missing: agents has no data/nothing"):
+        package_file("agents", "data/nothing.zip", "the nothing")

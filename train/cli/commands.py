@@ -8,19 +8,13 @@ Examples: ``crates train --config configs/default.yaml``,
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from train.config import read_yaml
 
-ROOT = Path(__file__).resolve().parents[2]  # the checkout: train/cli/commands.py
-SHIPPED = Path("checkpoints") / "crates_4p.zip"
-DEFAULT_CONFIG = Path("configs") / "default.yaml"
-# Where the shipped network and the configs lie: the source tree (a checkout, an editable
-# install), or the data folder a regular pip install puts them in (pyproject.toml's data-files).
-DATA_PLACES = (ROOT, Path(sys.prefix) / "share" / "crates-rl")
+DEFAULT_CONFIG = "configs/default.yaml"  # the config the package ships (train/configs)
 
 
 def parse_rules(pairs: list[str]) -> dict[str, Any]:
@@ -36,28 +30,13 @@ def parse_rules(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-def installed_file(relative: Path, what: str, instead: str) -> Path:
-    """A file the project ships (``relative`` to the project), wherever the package was
-    installed from; a ValueError naming the places looked in (and ``instead``) when missing."""
-    for place in DATA_PLACES:
-        if (place / relative).is_file():
-            return place / relative
-    looked = ", ".join(str(place / relative) for place in DATA_PLACES)
-    raise ValueError(
-        f"{what} {relative} is missing (looked in {looked}); reinstall the package, or {instead}"
-    )
-
-
-def shipped_checkpoint() -> Path:
-    """The shipped network, ``checkpoints/crates_4p.zip``."""
-    return installed_file(SHIPPED, "the shipped network", "name the agents with --agents")
-
-
 def default_agents(preset: str, players: int, rules: dict[str, Any]) -> list[str]:
-    """The shipped agent against the strongest baseline on the table it was trained for
+    """The shipped network against the strongest baseline on the table it was trained for
     (4-player crates, standard rules); the three baselines anywhere else."""
+    from agents.shipped import SHIPPED
+
     if (preset, players, rules) == ("crates", 4, {}):
-        return [str(shipped_checkpoint()), "heuristic"]
+        return [SHIPPED, "heuristic"]
     return ["heuristic", "greedy", "random"]
 
 
@@ -83,9 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--agents",
         nargs="+",
         default=None,
-        help="agent names (random, greedy, heuristic) or checkpoint paths "
-        "(default: the shipped checkpoint against heuristic on 4-player crates, otherwise "
-        "heuristic, greedy, random)",
+        help="agent names (random, greedy, heuristic, search[:settings], shipped: the network "
+        "the package ships) or checkpoint paths (default: shipped against heuristic on "
+        "4-player crates, otherwise heuristic, greedy, random)",
     )
     add_table_arguments(ev)
     ev.add_argument("--deals", "--games", type=int, default=200, help="deals to play")
@@ -104,7 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
 
     tr = sub.add_parser("train", help="train a MaskablePPO agent by self-play")
-    tr.add_argument("--config", type=Path, default=None, help="YAML config (configs/default.yaml)")
+    tr.add_argument(
+        "--config", type=Path, default=None, help="YAML config (default: the shipped default.yaml)"
+    )
     tr.add_argument(
         "--set",
         action="append",
@@ -194,11 +175,12 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    from agents.shipped import package_file
     from train.config import load_config
     from train.evaluation import final_table
     from train.ppo import train
 
-    path = args.config or installed_file(DEFAULT_CONFIG, "the default config", "give --config")
+    path = args.config or package_file("train", DEFAULT_CONFIG, "the default config")
     config = load_config(path, args.set)
     if args.address is not None and args.backend != "rllib":
         raise ValueError("--address is for --backend rllib (a Ray cluster)")
