@@ -253,7 +253,7 @@ time.sleep(60)
 
 @pytest.mark.parametrize("kind", sorted(ORPHAN_SCRIPTS))
 def test_workers_die_with_a_killed_parent(kind):
-    """kill -9 of the process that started them: its workers end too (they used to stay)."""
+    """kill -9 of the process that started them: its workers end too, none left running."""
     parent = subprocess.Popen(
         [sys.executable, "-c", ORPHAN_SCRIPTS[kind], *TINY[1:]],
         cwd=ROOT,

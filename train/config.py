@@ -101,11 +101,11 @@ class TrainConfig:
     privileged_critic: bool = False
     num_envs: int = 16
     # Game worker processes (0: games run in the training process). The cores left over go to
-    # torch. On the 2-core machine, 0 workers + 2 torch threads trained fastest (docs/experiments).
+    # torch, whose PPO updates take most of a run on few cores (figures: docs/experiments).
     workers: int = 0
     # The engine the self-play games run on: "auto" takes the compiled one (crates_env.vector,
-    # proven equal to the reference) wherever it plays the table, "vector" insists on it,
-    # "reference" keeps the Python engine.
+    # which the differential tests hold to the reference) wherever it plays the table, "vector"
+    # insists on it, "reference" keeps the Python engine.
     engine: str = "auto"
     seed: int = 0
     total_steps: int = 100_000

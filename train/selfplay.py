@@ -310,9 +310,9 @@ class VectorBatch:
     calls at a time (random players all in one compiled call, each snapshot in one forward pass
     a round, scripted agents from the same observation vectors).
 
-    The same games, seeds, learner seats and rewards as :class:`GameBatch` (the engines are
-    proven equal), without pressure shaping or the privileged critic, which read the reference
-    engine's state."""
+    The same games, seeds, learner seats and rewards as :class:`GameBatch` (a differential test
+    holds the two batches equal step by step), without pressure shaping or the privileged
+    critic, which read the reference engine's state."""
 
     def __init__(
         self,

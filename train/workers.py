@@ -3,8 +3,8 @@
 Training and evaluation spread games over worker processes. Two things must hold however the
 command ends: Ctrl-C reaches only the command (which saves what it has and closes its workers;
 a worker stopped in mid-message would only print a traceback), and a worker never outlives its
-parent (``kill -9`` of the trainer used to leave its evaluation workers running). Every worker
-calls :func:`serve_parent` first.
+parent (not even after ``kill -9`` of the trainer). Every worker calls :func:`serve_parent`
+first.
 """
 
 from __future__ import annotations

@@ -86,8 +86,8 @@ _WORKER: dict[str, Any] = {}
 
 def init_worker(config: EvalConfig) -> None:
     """A worker process: it dies with its parent, and plays on one torch thread (workers that
-    each take every core for a network's forward pass crawl: a searched game took 14 times as
-    long with two at once). Ray sets its tasks' threads itself."""
+    each take every core for a network's forward pass fight over the cores, and all of them
+    crawl). Ray sets its tasks' threads itself."""
     serve_parent()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     init_player(config)
