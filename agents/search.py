@@ -8,7 +8,8 @@ is down to ``stock_max`` cards; from there, at every real choice, it tries each 
 ``samples`` deals of the unseen cards (perfect-information Monte Carlo: the other hands and the
 stock re-dealt at random, sizes kept), plays each to the end of the hand with the base policy in
 every seat, and picks the move
-whose hands scored best for its side against the others. The same re-deals serve every move, so
+whose hands came out best for its side against the others (``Ruleset.margin``: fewer points
+where they are a cost, more where the winner collects them). The same re-deals serve every move, so
 the comparison between moves is not swamped by the luck of the re-deal.
 
 A few dozen re-deals value a move only to within tens of points of the hand, far more than most
@@ -115,13 +116,14 @@ class SearchAgent(BaseAgent):
         return len(legal) > 1 and g.view(g.to_play).stock_size <= self.stock_max
 
     def move_values(self, env, legal: np.ndarray) -> np.ndarray:
-        """Mean score of each legal move for the mover's side: the others' points in the
-        rest of this hand minus its own (higher is better), over the re-deals."""
+        """Mean margin of each legal move for the mover's side over the re-deals (higher is
+        better: ``move_margins``)."""
         return self.move_margins(env, legal).mean(axis=1)
 
     def move_margins(self, env, legal: np.ndarray) -> np.ndarray:
-        """The side's margin (the others' points in the rest of this hand minus its own) for
-        each legal move (rows) on each re-deal (columns).
+        """The mover's side's margin in the rest of this hand (``Ruleset.margin``: how much
+        better it did than the others' mean, as the preset counts points; higher is better for
+        the mover on every preset) for each legal move (rows) on each re-deal (columns).
 
         Each re-deal is ``resample_hidden`` for the mover's seat, so the search never reads a
         card the seat cannot see; every move is tried on a clone of the same re-deal, whose
@@ -159,7 +161,8 @@ class SearchAgent(BaseAgent):
         while not g.game_over and g.hand_index == hand:
             seat = g.to_play
             g.apply(int(self.base_policy.act(observer.encode(g.view(seat)), legal_mask(g))))
-        return _side_margin(g, hand, team)
+        result = next((r for r in reversed(g.results) if r.hand_index == hand), None)
+        return 0.0 if result is None else float(g.rules.margin(result.team_points, team))
 
     def _batch(self, rules, size: int):
         """A VectorGame of at least ``size`` games of ``rules`` (a power of two, so that a few
@@ -210,9 +213,8 @@ class SearchAgent(BaseAgent):
         out = []
         for (env, legal), start in zip(decisions, starts, strict=True):
             rows = slice(start, start + len(legal) * self.samples)
-            team = env.rules.team_of(env.game.to_play)
-            others = np.delete(points[rows], team, axis=1).mean(axis=1)
-            margins = np.where(ended[rows], others - points[rows, team], 0.0)
+            side = env.rules.margin(points[rows], env.rules.team_of(env.game.to_play))
+            margins = np.where(ended[rows], side, 0.0)
             out.append(margins.reshape(self.samples, len(legal)).T)
         return out
 
@@ -251,13 +253,3 @@ class Verdict:
         if z > 0 and self.gains[best] <= z * self.gain_se[best]:
             return int(self.base)
         return best
-
-
-def _side_margin(g: Game, hand: int, team: int) -> float:
-    """The others' mean points minus the side's, in hand ``hand`` (0 if it has not ended)."""
-    result = next((r for r in reversed(g.results) if r.hand_index == hand), None)
-    if result is None:
-        return 0.0
-    points = result.team_points
-    others = [p for t, p in enumerate(points) if t != team]
-    return float(np.mean(others) - points[team])

@@ -37,6 +37,7 @@ from train.evaluation import (
     summarize,
     write_outputs,
 )
+from train.evaluation.report import better_points
 from train.workers import sigterm_as_ctrl_c
 
 TIMING = "timing.json"
@@ -113,7 +114,8 @@ def pool_report(folders: list[Path]) -> str:
     return "\n".join(
         [
             f"{names[0][0]} against {names[0][1]}: {pair.deals} deals in {len(folders)} runs",
-            f"lower score in {pair.fewer_points_share:.1%} of the deals with a difference "
+            f"{better_points(pair.point_sign)} points in {pair.better_share:.1%} of the deals "
+            "with a difference "
             f"(sign test p = {pair.sign_p:.2g}), signed-rank p = {pair.wilcoxon_p:.2g}",
             f"median points a deal {np.median(points[:, 0]):,.0f} vs "
             f"{np.median(points[:, 1]):,.0f}; mean {points[:, 0].mean():,.0f} vs "

@@ -403,24 +403,22 @@ def play_seats(
 
 def side_reward(points: Sequence[float], team: int, reward_mode: str, rules: Ruleset) -> float:
     """What per-team ``points`` are worth to side ``team`` (unscaled), by ``reward_mode``:
-    "points", minus its own; "relative", that less minus the others' mean. Points are a cost,
-    except where the winner collects them (crazy_eights)."""
-    sign = 1.0 if rules.higher_score_wins else -1.0
-    value = sign * points[team]
+    "points", its own as the preset counts them (a cost, or won where the winner collects:
+    ``Ruleset.point_sign``); "relative", its margin over the others' mean
+    (``Ruleset.margin``)."""
     if reward_mode == "relative":
-        others = [p for t, p in enumerate(points) if t != team]
-        value -= sign * sum(others) / len(others)
-    return value
+        return float(rules.margin(points, team))
+    return float(rules.point_sign * points[team])
 
 
 def final_standing(g: Game) -> list[float]:
-    """Per side, larger is better: the score (negated where the lowest wins), or in an
-    elimination game the hand in which the side was knocked out (the winner never is)."""
+    """Per side, larger is better: the score as the preset ranks it (``Ruleset.standing``), or
+    in an elimination game the hand in which the side was knocked out (the winner never is)."""
     r = g.rules
     if r.game_end == "last_player":
         out = {s: i for i, res in enumerate(g.results) for s in res.eliminated}
         return [float(out.get(s, len(g.results) + 1)) for s in range(g.n)]
-    return [float(s) if r.higher_score_wins else -float(s) for s in g.scores]
+    return r.standing(g.scores)
 
 
 def hand_summary(result: HandResult, rules: Ruleset) -> dict[str, Any]:

@@ -449,8 +449,8 @@ class Game:
 
     def winners(self) -> list[int]:
         """Teams (seats, without partnerships) with the best final score (the lowest, or the
-        highest where ``higher_score_wins``); ties by stars. In an elimination game: the players
-        left."""
+        highest where points are won: ``rules.point_sign``); ties by stars. In an elimination
+        game: the players left."""
         r, gs = self.rules, self.game_state
         if r.game_end == "last_player":
             return [s for s in range(self.n) if gs.active[s]]
@@ -820,10 +820,11 @@ def first_dealer(
 
 
 def best_scores(rules: Ruleset, scores: Sequence[int], stars: Sequence[int]) -> list[int]:
-    """The sides with the best final score (the lowest, or the highest where
-    ``higher_score_wins``); ties go to the most stars where the rules count stars."""
-    best = max(scores) if rules.higher_score_wins else min(scores)
-    tied = [t for t, s in enumerate(scores) if s == best]
+    """The sides with the best final score (``Ruleset.standing``: the lowest, or the highest
+    where points are won); ties go to the most stars where the rules count stars."""
+    standing = rules.standing(scores)
+    best = max(standing)
+    tied = [t for t, s in enumerate(standing) if s == best]
     if rules.stars and len(tied) > 1:
         most = max(stars[t] for t in tied)
         tied = [t for t in tied if stars[t] == most]

@@ -18,10 +18,12 @@ Build one with ``make_ruleset("kreights", num_players=3, seven_card_format=True)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from enum import IntEnum
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .cards import (
     ACE,
@@ -232,7 +234,12 @@ class Ruleset:
     schedule: tuple[int, ...] = STANDARD_SCHEDULE  # deal sizes; "target"/"last_player" cycle it
     game_end: str = "schedule"  # schedule | target (crazy_eights) | last_player (zimbabwe)
     target_score: int = 0  # crazy_eights: the first to reach it wins [003:49]
-    higher_score_wins: bool = False  # crazy_eights scores are points won
+    # Which result is better, the one place everything that ranks or rewards reads it (the
+    # engine's winners, rewards, search, evaluation statistics, reports): what a point is worth
+    # to the side that takes it. -1: points are a cost and the lowest score wins (the Crates
+    # family; zimbabwe's hand totals, whose highest is knocked out); +1: points are won and the
+    # highest score wins (crazy_eights' winner collects). ``standing`` and ``margin`` apply it.
+    point_sign: int = -1
     hand_scoring: str = "own_cards"  # own_cards | winner_collects | eliminate_highest
     dealer_rule: str | int = "random"
     dealer_seats: tuple[int, ...] = ()  # seats that deal (SHWS: Figgy never deals)
@@ -294,6 +301,19 @@ class Ruleset:
         crates), or the seat alone."""
         team = self.team_of(seat)
         return tuple(s for s in range(self.num_players) if self.team_of(s) == team)
+
+    def standing(self, points: Sequence[float]) -> list[float]:
+        """Per side, larger is better: ``points`` (scores, or one hand's points per side) as
+        ``point_sign`` counts them."""
+        return [float(self.point_sign * p) for p in points]
+
+    def margin(self, points: ArrayLike, side: int) -> np.ndarray:
+        """How much better side ``side`` did than the others' mean, on per-side ``points`` (the
+        last axis: one hand's or one game's points); positive is better for it, whichever way the
+        preset counts points."""
+        points = np.asarray(points, dtype=np.float64)
+        others = (points.sum(axis=-1) - points[..., side]) / (points.shape[-1] - 1)
+        return self.point_sign * (points[..., side] - others)
 
     @property
     def num_hands(self) -> int | None:
@@ -631,7 +651,7 @@ def _eights_rules(rs: Ruleset) -> dict:
         return {
             "game_end": "target",
             "target_score": 50 * n,  # 100 (2p), 150, ..., 350 (7p) [003:49] (TV-20)
-            "higher_score_wins": True,
+            "point_sign": 1,
             "hand_scoring": "winner_collects",
             "empty_stock": "blocked",  # [003:47], E-63
             "draw_rule": "until_play",  # "until willing and able to play" [003:45] (C-54)

@@ -18,8 +18,8 @@ import numpy as np
 class RewardMode(IntEnum):
     """What a seat is paid for its side's points (the compiled engine reads the number)."""
 
-    POINTS = 0  # minus its side's points
-    RELATIVE = 1  # the others' mean points minus its side's
+    POINTS = 0  # its side's points as the preset counts them (Ruleset.point_sign)
+    RELATIVE = 1  # its side's margin over the others' mean (Ruleset.margin)
     WIN = 2  # at the end only: +1 for the best final standing down to -1 for the worst
 
 

@@ -101,7 +101,7 @@ def test_summary_statistics_and_outputs(tmp_path):
     # the sign test and the share of deals with fewer points, from the per-deal points
     diffs = [a - b for a, b in report.deal_points if a != b]
     fewer = sum(d < 0 for d in diffs)
-    assert pair.fewer_points_share == pytest.approx(fewer / len(diffs))
+    assert pair.better_share == pytest.approx(fewer / len(diffs))
     assert pair.sign_p == pytest.approx(stats.binomtest(fewer, len(diffs)).pvalue)
     rows = (tmp_path / "deals.csv").read_text().splitlines()
     assert rows[0] == "deal,points greedy,points random,win share greedy,win share random"
@@ -224,7 +224,8 @@ def test_evaluation_goes_by_each_presets_own_standing(preset, options):
         won = {r.team_of_seat[s] for s, seat in enumerate(r.seats) if seat.share_of_win > 0}
         assert won == {t for t, v in enumerate(r.standing) if v == best}
     text = format_report(summarize(cfg, records))
-    assert ("the highest score wins" if preset == "crazy_eights" else "the lowest") in text
+    wins = "the highest score wins" if preset == "crazy_eights" else "the last player left wins"
+    assert wins in text
 
 
 def test_ratings_follow_the_standing_not_the_lowest_score():

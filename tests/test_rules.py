@@ -612,7 +612,7 @@ def test_tv20_crazy_eights_target_score(n, target):
     rs = make_ruleset("crazy_eights", n)
     assert rs.target_score == target
     assert rs.game_end == "target"
-    assert rs.higher_score_wins is True
+    assert rs.point_sign == 1  # points are won: the highest score wins
     assert rs.num_hands is None  # hands repeat until the target
 
 
@@ -666,7 +666,7 @@ def test_zimbabwe_defaults():
     assert rs.options() == {}
     assert rs.game_end == "last_player"
     assert rs.hand_scoring == "eliminate_highest"
-    assert rs.higher_score_wins is False
+    assert rs.point_sign == -1  # hand totals are a cost (the highest is knocked out)
     assert rs.empty_stock == "reshuffle"
     assert rs.draw_rule == "one_then_pass"
     assert rs.multi_card_plays and rs.in_air and rs.eight_counter_keeps_suit

@@ -744,15 +744,16 @@ def reward_unpaid(G, R, hand_points, rewards):
         any_points = any_points or hand_points[t] - G.paid[t] != 0
     if not any_points:
         return
+    sign = float(R.point_sign)
     for s in range(R.n):
         team = team_of(R, s)
-        value = -1.0 * (hand_points[team] - G.paid[team])
-        if R.reward_mode == RELATIVE:  # less minus the others' mean
+        value = sign * (hand_points[team] - G.paid[team])
+        if R.reward_mode == RELATIVE:  # the margin over the others' mean
             others = 0
             for t in range(teams):
                 if t != team:
                     others += hand_points[t] - G.paid[t]
-            value -= -1.0 * others / (teams - 1)
+            value -= sign * others / (teams - 1)
         rewards[s] += value * R.reward_scale
 
 
@@ -761,12 +762,13 @@ def final_rewards(G, R, rewards):
     """``raw_env._final_rewards``: +1 for the best final standing down to -1 for the worst."""
     teams = R.teams
     for s in range(R.n):
-        mine = G.scores[team_of(R, s)]
+        mine = R.point_sign * G.scores[team_of(R, s)]  # Ruleset.standing: larger is better
         better = 0
         tied = 0
         for t in range(teams):
-            better += G.scores[t] < mine  # lower scores win in the Crates family
-            tied += G.scores[t] == mine
+            standing = R.point_sign * G.scores[t]
+            better += standing > mine
+            tied += standing == mine
         rank = better + (tied - 1) / 2
         rewards[s] += (1 - 2 * rank / (teams - 1)) * R.reward_scale
 

@@ -430,6 +430,7 @@ def rules_record(rules: Ruleset, settings: EnvSettings | None = None) -> np.reco
     R["pressure"] = Pressure[rules.pressure.upper()]
     R["empty_hand_points"] = rules.empty_hand_points
     R["stars"] = rules.stars
+    R["point_sign"] = rules.point_sign
     R["count_continues_hand"] = rules.count_continues_hand
     R["free_play_after_count"] = rules.free_play_after_count
     R["nine_starter_any_suit"] = rules.nine_starter_any_suit

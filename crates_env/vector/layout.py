@@ -129,6 +129,7 @@ RULES = np.dtype(
         ("pressure", np.int32),  # crates_env.rules.Pressure
         ("empty_hand_points", np.int64),
         ("stars", np.bool_),
+        ("point_sign", np.int32),  # Ruleset.point_sign: -1, points are a cost
         # the family's procedural switches
         ("count_continues_hand", np.bool_),
         ("free_play_after_count", np.bool_),

@@ -8,6 +8,7 @@ and value losses.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +19,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import EngFormatter, PercentFormatter
 from tensorboard.backend.event_processing.event_accumulator import SCALARS, EventAccumulator
+
+from train.config import rules_of
 
 Scalars = dict[str, list[tuple[int, float]]]
 
@@ -127,14 +130,18 @@ def _plot_eval_win_rate(ax: Axes, scalars: Scalars, colors: dict[str, str]) -> N
     ax.legend(fontsize="small")
 
 
-def _plot_eval_relative(ax: Axes, scalars: Scalars, colors: dict[str, str]) -> None:
+def _plot_eval_relative(
+    ax: Axes, scalars: Scalars, colors: dict[str, str], point_sign: int | None
+) -> None:
     ax.set_title("(b) evaluation points difference vs baselines")
     if not _eval_lines(ax, scalars, colors, "relative_difference"):
         return
     ax.axhline(0, color="grey", linewidth=1)
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
-    # Points are bad in Crates: the learner wants to collect fewer than the baseline.
-    ax.set_ylabel("(learner − baseline) / baseline points\n(negative: learner better)")
+    label = "(learner − baseline) / baseline points"
+    if point_sign is not None:  # the learner wants fewer points than the baseline, or more
+        label += f"\n({'positive' if point_sign > 0 else 'negative'}: learner better)"
+    ax.set_ylabel(label)
     ax.legend(fontsize="small")
 
 
@@ -181,15 +188,17 @@ def _colors(scalars: Scalars) -> dict[str, str]:
     return {name: f"C{i % 10}" for i, name in enumerate(sorted(names))}
 
 
-def draw(scalars: Scalars, title: str) -> Figure:
-    """The 2 x 2 figure of the curves in ``scalars`` (as ``read_scalars`` returns them)."""
+def draw(scalars: Scalars, title: str, point_sign: int | None = None) -> Figure:
+    """The 2 x 2 figure of the curves in ``scalars`` (as ``read_scalars`` returns them);
+    ``point_sign``: the run's table's (``Ruleset.point_sign``), which way the points panel is
+    better (None: not said)."""
     # A bare Figure on the Agg canvas: no pyplot, so no global backend or figure registry.
     fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)
     (a, b), (c, d) = fig.subplots(2, 2, sharex=True)
     colors = _colors(scalars)
     _plot_eval_win_rate(a, scalars, colors)
-    _plot_eval_relative(b, scalars, colors)
+    _plot_eval_relative(b, scalars, colors, point_sign)
     _plot_game_win_rate(c, scalars, colors)
     _plot_losses(d, scalars)
     for ax in (a, b, c, d):
@@ -201,10 +210,24 @@ def draw(scalars: Scalars, title: str) -> Figure:
     return fig
 
 
+def _point_sign(run_dir: Path) -> int | None:
+    """The point sign of the run's table, from the ``config.json`` training writes (None
+    without one)."""
+    path = run_dir / "config.json"
+    if not path.is_file():
+        return None
+    try:
+        config = json.loads(path.read_text())
+        return rules_of(config["preset"], config["num_players"], config["rules"]).point_sign
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path} is damaged ({exc})") from None
+
+
 def plot_run(run_dir: str | Path, out_png: str | Path, title: str | None = None) -> Path:
     """Draw the run's training curves into ``out_png``; return its path."""
     scalars = read_scalars(run_dir)
-    fig = draw(scalars, title or f"Crates training curves: {Path(run_dir).resolve().name}")
+    title = title or f"Crates training curves: {Path(run_dir).resolve().name}"
+    fig = draw(scalars, title, _point_sign(Path(run_dir)))
     out = Path(out_png)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=DPI)

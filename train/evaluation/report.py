@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from agents import SearchAgent, search_settings
+from crates_env.rules import Ruleset
 from train.config import rules_of
 
 from .stats import PairComparison, Report, pair_comparisons
@@ -28,11 +29,14 @@ def format_report(report: Report) -> str:
     make mean points heavy-tailed, so the tables lead with what survives them: the share of
     games won and the median, then the signed-rank test; the mean and its t-test come after."""
     cfg = report.config
-    rules = rules_of(cfg["preset"], cfg["num_players"], cfg["options"])
-    order = "highest" if rules.higher_score_wins else "lowest"
+    rules = _rules(cfg)
+    sign = rules.point_sign
+    wins = f"the {'highest' if sign > 0 else 'lowest'} score wins"
+    if rules.game_end == "last_player":
+        wins = "the last player left wins"
     lines = [
         f"{cfg['preset']}, {cfg['num_players']} players, {cfg['deals']} deals "
-        f"(duplicate, seed {cfg['seed']}); the {order} score wins",
+        f"(duplicate, seed {cfg['seed']}); {wins}",
         f"{'agent':<{NAME_WIDTH}} {'games':>6} {'win rate':>9} {'median':>8} {'points/game':>18} "
         f"{'no pressure':>11} {'pressures':>9} {'count cards':>11} {'rating':>7}",
     ]
@@ -46,16 +50,28 @@ def format_report(report: Report) -> str:
     lines.append("")
     lines.append(
         f"{'pair (first - second)':<34} {'win rate diff':>13} {'p':>8} {'p (rank)':>8} "
-        f"{'fewer pts':>9} {'p (sign)':>8} {'points difference':>20} {'relative':>9} {'p (t)':>8}"
+        f"{better_points(sign) + ' pts':>9} {'p (sign)':>8} {'points difference':>20} "
+        f"{'relative':>9} {'p (t)':>8}"
     )
     for p in report.pairs:
         pair = f"{_short(p.first, 16)} - {_short(p.second, 16)}"
         lines.append(
             f"{pair:<34} {p.win_rate_difference:>+13.1%} {p.win_rate_p:>8.2g} "
-            f"{p.wilcoxon_p:>8.2g} {p.fewer_points_share:>9.1%} {p.sign_p:>8.2g} "
+            f"{p.wilcoxon_p:>8.2g} {p.better_share:>9.1%} {p.sign_p:>8.2g} "
             f"{p.mean_difference:>12.1f} ± {p.ci95:>5.1f} {p.relative:>9.1%} {p.p_value:>8.2g}"
         )
     return "\n".join(lines)
+
+
+def better_points(point_sign: int) -> str:
+    """How a report says which points are better (``Ruleset.point_sign``): "fewer" or
+    "more"."""
+    return "more" if point_sign > 0 else "fewer"
+
+
+def _rules(config: dict) -> Ruleset:
+    """The ruleset of a report's config (``report.json``'s ``config``)."""
+    return rules_of(config["preset"], config["num_players"], config["options"])
 
 
 def _short(name: str, width: int = NAME_WIDTH) -> str:
@@ -144,20 +160,38 @@ def read_deals(path: Path) -> tuple[list[str], np.ndarray, np.ndarray]:
 
 
 def pooled_pairs(paths: Sequence[Path]) -> list[PairComparison]:
-    """The pairwise comparisons over the deals of several runs of the same agents (runs with
-    different seeds play different deals), from their ``deals.csv`` files."""
+    """The pairwise comparisons over the deals of several runs of the same agents at the same
+    table (runs with different seeds play different deals), from their ``deals.csv`` files and
+    the ``report.json`` beside each (its table says which points are better)."""
     per_deal: dict[tuple[int, int], list[float]] = {}
     wins: dict[tuple[int, int], list[float]] = {}
     names: list[str] = []
+    rules: Ruleset | None = None
     for run_index, path in enumerate(paths):
         run_names, points, shares = read_deals(path)
         if names and run_names != names:
             raise ValueError(f"{path} compares {run_names}, not {names}: pool runs of one match")
         names = run_names
+        table = _rules(_saved_config(Path(path).parent / "report.json"))
+        if rules is not None and table != rules:
+            raise ValueError(f"{path} was played at another table: pool runs of one table")
+        rules = table
         for d in range(len(points)):
             per_deal[run_index, d] = list(points[d])
             wins[run_index, d] = list(shares[d])
-    return pair_comparisons(names, per_deal, wins)
+    if rules is None:
+        raise ValueError("pool at least one run's deals.csv")
+    return pair_comparisons(names, per_deal, wins, rules.point_sign)
+
+
+def _saved_config(path: Path) -> dict:
+    """The evaluation config a ``report.json`` holds; ValueError naming the file otherwise."""
+    try:
+        config = json.loads(path.read_text())["config"]
+        _rules(config)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: not an evaluation's report.json ({exc})") from None
+    return config
 
 
 def _plot(report: Report, path: Path) -> None:
@@ -175,9 +209,8 @@ def _plot(report: Report, path: Path) -> None:
         capsize=6,
         color="#4c72b0",
     )
-    cfg = report.config
-    rules = rules_of(cfg["preset"], cfg["num_players"], cfg["options"])
-    left.set_ylabel(f"points per game ({'higher' if rules.higher_score_wins else 'lower'} wins)")
+    higher = _rules(report.config).point_sign > 0
+    left.set_ylabel(f"points per game ({'higher' if higher else 'lower'} wins)")
     left.set_title("Mean game points, 95% CI")
     for a in report.agents:
         sizes = sorted(a.points_by_deal_size)

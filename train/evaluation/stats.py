@@ -1,8 +1,9 @@
 """The statistics of an evaluation, paired by deal: per-agent summaries (mean with its 95%
 interval, median, card points, pressures, win rate, OpenSkill rating) and pairwise comparisons
-(share of deals with fewer points and its sign test, the signed-rank test, the paired t-test).
-Doubling pressures make mean points heavy-tailed, so the share, median and rank tests come first
-in every report.
+(share of deals with the better result and its sign test, the signed-rank test, the paired
+t-test). Doubling pressures make mean points heavy-tailed, so the share, median and rank tests
+come first in every report. Which result is better is the preset's (``Ruleset.point_sign``):
+fewer points in the Crates family, more in crazy_eights.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+
+from train.config import rules_of
 
 from .games import EvalConfig, GameRecord
 
@@ -40,15 +43,18 @@ class PairComparison:
     first: str
     second: str
     deals: int
-    mean_difference: float  # first minus second, game points per deal (negative: first better)
+    # first minus second, game points per deal (first better: negative where points are a cost,
+    # positive where they are won; ``point_sign``)
+    mean_difference: float
     ci95: float
     relative: float  # mean difference / second's mean points
     p_value: float  # paired t-test on the points differences
     wilcoxon_p: float  # paired signed-rank test: robust to the heavy tail of pressures
     win_rate_difference: float  # first's win rate minus second's, over the same deals
     win_rate_p: float  # paired t-test on the per-deal win-share differences
-    fewer_points_share: float  # of the deals with a difference: first scored fewer points
+    better_share: float  # of the deals with a difference: first's points were the better
     sign_p: float  # sign test on the per-deal points differences (ties dropped)
+    point_sign: int = -1  # the preset's (Ruleset.point_sign): -1, fewer points are better
 
 
 @dataclass
@@ -90,7 +96,8 @@ def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:
             )
         )
     _rate(records, summaries)
-    pairs = pair_comparisons(names, per_deal, wins)
+    rules = rules_of(config.preset, config.num_players, config.options)
+    pairs = pair_comparisons(names, per_deal, wins, rules.point_sign)
     deals = sorted(per_deal)
     return Report(
         config=asdict(config),
@@ -122,16 +129,19 @@ def _ci95(values: np.ndarray) -> float:
     return float(stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values)))
 
 
-def pair_comparisons(names: list[str], per_deal: dict, wins: dict) -> list[PairComparison]:
-    """Every pair of agents compared over the deals (keys of ``per_deal`` and ``wins``)."""
+def pair_comparisons(
+    names: list[str], per_deal: dict, wins: dict, point_sign: int
+) -> list[PairComparison]:
+    """Every pair of agents compared over the deals (keys of ``per_deal`` and ``wins``);
+    ``point_sign`` says which points are better (``Ruleset.point_sign``)."""
     return [
-        _compare(names[i], names[j], per_deal, wins, i, j)
+        _compare(names[i], names[j], per_deal, wins, i, j, point_sign)
         for i in range(len(names))
         for j in range(i + 1, len(names))
     ]
 
 
-def _compare(first, second, per_deal, wins, i, j) -> PairComparison:
+def _compare(first, second, per_deal, wins, i, j, point_sign) -> PairComparison:
     from scipy import stats
 
     deals = sorted(per_deal)
@@ -139,6 +149,7 @@ def _compare(first, second, per_deal, wins, i, j) -> PairComparison:
     win_diffs = np.array([wins[d][i] - wins[d][j] for d in deals])
     second_mean = float(np.mean([per_deal[d][j] for d in deals]))
     nonzero = diffs[diffs != 0]
+    better = point_sign * nonzero > 0
     return PairComparison(
         first=first,
         second=second,
@@ -150,18 +161,20 @@ def _compare(first, second, per_deal, wins, i, j) -> PairComparison:
         wilcoxon_p=float(stats.wilcoxon(nonzero).pvalue) if len(nonzero) > 1 else float("nan"),
         win_rate_difference=float(win_diffs.mean()),
         win_rate_p=_ttest_p(win_diffs),
-        fewer_points_share=float(np.mean(nonzero < 0)) if len(nonzero) else float("nan"),
-        sign_p=_sign_p(nonzero),
+        better_share=float(np.mean(better)) if len(nonzero) else float("nan"),
+        sign_p=_sign_p(better),
+        point_sign=point_sign,
     )
 
 
-def _sign_p(nonzero: np.ndarray) -> float:
-    """Two-sided sign test: as many deals better as worse? (Ties are left out.)"""
+def _sign_p(better: np.ndarray) -> float:
+    """Two-sided sign test: as many deals better as worse? (``better``: one bool a deal with
+    a difference; ties are left out.)"""
     from scipy import stats
 
-    if not len(nonzero):
+    if not len(better):
         return float("nan")
-    return float(stats.binomtest(int((nonzero < 0).sum()), len(nonzero)).pvalue)
+    return float(stats.binomtest(int(better.sum()), len(better)).pvalue)
 
 
 def _ttest_p(diffs: np.ndarray) -> float:
