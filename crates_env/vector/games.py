@@ -112,25 +112,24 @@ class VectorGame:
         elif np.ndim(seeds) == 0:
             base = _seed(seeds)
             seeds = [base + i for i in range(b)]
-        if len(seeds) != b:
-            raise ValueError(f"reset needs {b} seeds (one per game), not {len(seeds)}")
-        seeds = [_seed(s) for s in seeds]
+        seeds = _seeds(seeds, b, "reset needs one seed per game")
         self._seed_streams = [np.random.default_rng([s, 1]) for s in seeds]
         self.start(np.arange(b), seeds)
 
     def start(self, slots: np.ndarray | Sequence[int], seeds: Sequence[int]) -> None:
         """New games in ``slots``: slot ``slots[i]`` gets ``Game(..., seed=seeds[i])``."""
-        seeds = [_seed(s) for s in seeds]
+        slots = self._slots("slots", slots)
+        seeds = _seeds(seeds, len(slots), "start needs one seed per slot")
         self._deal(slots, seeds, [game_streams(s) for s in seeds])
 
     def start_as_env(self, slots: np.ndarray | Sequence[int], env_seeds: Sequence[int]) -> None:
         """New games in ``slots``: the games ``raw_env.reset(seed=env_seeds[i])`` deals."""
-        seeds = [_seed(s) for s in env_seeds]
+        slots = self._slots("slots", slots)
+        seeds = _seeds(env_seeds, len(slots), "start_as_env needs one seed per slot")
         streams = [game_streams(next_game_rng(np.random.default_rng(s))) for s in seeds]
         self._deal(slots, seeds, streams)
 
-    def _deal(self, slots, seeds: list[int], streams: list[tuple]) -> None:
-        slots = np.asarray(slots, dtype=np.int64)
+    def _deal(self, slots: np.ndarray, seeds: list[int], streams: list[tuple]) -> None:
         for slot, seed, (deal_rng, rng) in zip(slots, seeds, streams, strict=True):
             self._new_game_record(int(slot), seed, deal_rng, rng)
         kernels.start_games(self.states, self.R, slots, self.rewards)
@@ -159,6 +158,13 @@ class VectorGame:
         if not isinstance(game, CratesGame) or game.rules != self.rules:
             raise ValueError("from_game takes a CratesGame of this VectorGame's ruleset")
         self._check_slot(slot)
+        teams = self.rules.num_teams
+        if (
+            not isinstance(paid, Sequence | np.ndarray)
+            or len(paid) > teams
+            or any(isinstance(p, bool) or not isinstance(p, int | np.integer) for p in paid)
+        ):
+            raise ValueError(f"paid must be at most {teams} ints (one per side), not {paid!r}")
         gs, hs, ts = game.state
         if any(hs.exposed) or ts.chooser is not None:
             raise ValueError("kreights penalty cards are not played by VectorGame; " + _REFERENCE)
@@ -218,7 +224,13 @@ class VectorGame:
         self, source: np.ndarray | Sequence[int], target: np.ndarray | Sequence[int]
     ) -> None:
         """Game ``source[i]`` copied into slot ``target[i]``: both play on identically."""
-        source, target = np.asarray(source), np.asarray(target)
+        source = self._slots("source", source, distinct=False)
+        target = self._slots("target", target)
+        if len(source) != len(target):
+            raise ValueError(
+                f"copy_games needs as many target slots as source slots, not {len(target)} "
+                f"for {len(source)}"
+            )
         self.states[target] = self.states[source]
         self.game_over[target] = self.game_over[source]
 
@@ -231,7 +243,8 @@ class VectorGame:
 
     def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
         """int8 ``[B, 63]``: the AEC action mask of the seat to play in each game."""
-        out = np.empty((self.num_games, NUM_ACTIONS), dtype=np.int8) if out is None else out
+        shape = (self.num_games, NUM_ACTIONS)
+        out = np.empty(shape, dtype=np.int8) if out is None else _out(out, shape, np.int8)
         kernels.legal_masks(self.states, self.R, out)
         return out
 
@@ -239,9 +252,9 @@ class VectorGame:
         """float32 ``[B, observation_size]``: the AEC observation of the seat to play in each
         game, or of ``seats[i]`` in game ``i`` (-1: the seat to play; a finished game's seats
         see its final position)."""
-        if out is None:
-            out = np.empty((self.num_games, self.observer.size), dtype=np.float32)
-        seats = self._no_seats if seats is None else np.asarray(seats, dtype=np.int64)
+        shape = (self.num_games, self.observer.size)
+        out = np.empty(shape, dtype=np.float32) if out is None else _out(out, shape, np.float32)
+        seats = self._no_seats if seats is None else self._seats("seats", seats, low=-1)
         kernels.observe_games(self.states, self.R, seats, self._at, self._scale, out)
         return out
 
@@ -255,14 +268,8 @@ class VectorGame:
         on that step, and which games ended on it. With ``autoreset`` those slots already hold
         new games. An illegal action raises ``ValueError`` naming the game, the action and the
         legal ones, and no game moves."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(
-                f"step needs {self.num_games} integer actions (one per game), not "
-                f"{actions.dtype} of shape {actions.shape}"
-            )
-        actions = actions.astype(np.int64, copy=False)
-        active = self._all if active is None else np.asarray(active, dtype=bool)
+        actions = _ints("actions", actions, (self.num_games,))
+        active = self._all if active is None else self._flags("active", active, (self.num_games,))
         bad = kernels.first_illegal(self.states, self.R, actions, active)
         if bad >= 0:
             mask = self.legal_mask()[bad]
@@ -283,7 +290,7 @@ class VectorGame:
     def restart(self, slots: np.ndarray | Sequence[int]) -> None:
         """New games in ``slots``, their seeds drawn from each slot's seed stream (``seeds``
         then holds them)."""
-        slots = np.asarray(slots, dtype=np.int64)
+        slots = self._slots("slots", slots)
         self.start(slots, [int(self._seed_streams[s].integers(2**63)) for s in slots])
 
     def random_actions(
@@ -291,7 +298,8 @@ class VectorGame:
     ) -> np.ndarray:
         """A uniformly random legal action in every game (``mask``: ``legal_mask()``'s, if
         already built)."""
-        mask = self.legal_mask() if mask is None else mask
+        _check_rng(rng)
+        mask = self.legal_mask() if mask is None else self._mask(mask)
         out = np.zeros(self.num_games, dtype=np.int64)
         kernels.random_legal(mask, rng.random(self.num_games), out)
         return out
@@ -308,9 +316,11 @@ class VectorGame:
         is over (in every game, or in ``games``). Returns float64 ``[B]``: the rewards paid on
         those moves to seat ``paid_to[i]`` of game ``i``. ``rng`` draws the moves and is advanced.
         Finished games stay finished (``game_over``), whatever ``autoreset`` says."""
-        games = np.arange(self.num_games) if games is None else np.asarray(games, np.int64)
-        random_seats = np.asarray(random_seats, dtype=np.uint8)
-        paid_to = np.asarray(paid_to, dtype=np.int64)
+        b, n = self.num_games, self.num_players
+        games = np.arange(b) if games is None else self._slots("games", games)
+        random_seats = self._flags("random_seats", random_seats, (b, n)).view(np.uint8)
+        paid_to = self._seats("paid_to", paid_to)
+        _check_rng(rng)
         row = export_state(rng)
         totals = np.zeros(self.num_games)
         kernels.play_random_seats(
@@ -355,6 +365,65 @@ class VectorGame:
         if not 0 <= slot < self.num_games:
             raise ValueError(f"slot must be 0..{self.num_games - 1}, not {slot!r}")
 
+    def _slots(self, name: str, slots: object, distinct: bool = True) -> np.ndarray:
+        """``slots`` as int64 slot numbers 0..B-1 (each once, if ``distinct``); a ValueError
+        naming ``name`` otherwise."""
+        b = self.num_games
+        slots = np.asarray(slots)
+        if slots.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        what = f"{name} must be a 1-D sequence of slots (ints 0..{b - 1})"
+        if slots.ndim != 1 or not np.issubdtype(slots.dtype, np.integer):
+            raise ValueError(f"{what}, not {slots.dtype} of shape {slots.shape}")
+        outside = slots[(slots < 0) | (slots >= b)]
+        if outside.size:
+            raise ValueError(f"{what}: {outside[0]} is no slot")
+        if distinct:
+            values, counts = np.unique(slots, return_counts=True)
+            if (counts > 1).any():
+                raise ValueError(f"{name} names slot {values[counts > 1][0]} more than once")
+        return slots.astype(np.int64, copy=False)
+
+    def _seats(self, name: str, seats: object, low: int = 0) -> np.ndarray:
+        """One seat per game (int64 ``[B]``, ``low``..num_players-1); ValueError otherwise."""
+        seats = _ints(name, seats, (self.num_games,))
+        outside = seats[(seats < low) | (seats >= self.num_players)]
+        if outside.size:
+            raise ValueError(
+                f"{name} holds seat {outside[0]}: seats at this table are {low}.."
+                f"{self.num_players - 1}"
+            )
+        return seats
+
+    @staticmethod
+    def _flags(name: str, flags: object, shape: tuple[int, ...]) -> np.ndarray:
+        """A bool array of ``shape``; a ValueError naming ``name`` otherwise."""
+        flags = np.asarray(flags)
+        if flags.shape != shape or flags.dtype != np.bool_:
+            raise ValueError(
+                f"{name} must be bool of shape {shape}, not {flags.dtype} of shape {flags.shape}"
+            )
+        return np.ascontiguousarray(flags)
+
+    def _mask(self, mask: object) -> np.ndarray:
+        """An action mask for every game (``legal_mask``'s): 0/1 of shape ``[B, 63]``, each
+        row allowing something."""
+        shape = (self.num_games, NUM_ACTIONS)
+        mask = np.asarray(mask)
+        if mask.shape != shape or not (
+            np.issubdtype(mask.dtype, np.integer) or mask.dtype == np.bool_
+        ):
+            raise ValueError(
+                f"mask must be ints or bools of shape {shape} (legal_mask()'s), not "
+                f"{mask.dtype} of shape {mask.shape}"
+            )
+        if ((mask != 0) & (mask != 1)).any():
+            raise ValueError("mask must hold 0 and 1 only (legal_mask()'s)")
+        empty = np.flatnonzero(~mask.any(axis=1))
+        if empty.size:
+            raise ValueError(f"mask allows no action in game {empty[0]}")
+        return mask.astype(np.int8)
+
     def _check_overflow(self) -> None:
         bad = np.flatnonzero(self.states["overflow"])
         if bad.size:
@@ -368,6 +437,49 @@ def _seed(seed: object) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"seeds must be ints >= 0, not {seed!r}")
     return int(seed)
+
+
+def _seeds(seeds: object, count: int, what: str) -> list[int]:
+    """``count`` seeds (ints >= 0), checked before any game is dealt."""
+    if isinstance(seeds, str | bytes) or not isinstance(seeds, Sequence | np.ndarray):
+        raise ValueError(f"{what}: {count} ints >= 0, not {seeds!r}")
+    if len(seeds) != count:
+        raise ValueError(f"{what}: {count} seeds, not {len(seeds)}")
+    return [_seed(s) for s in seeds]
+
+
+def _ints(name: str, values: object, shape: tuple[int, ...]) -> np.ndarray:
+    """An int64 array of ``shape``; a ValueError naming ``name`` otherwise."""
+    values = np.asarray(values)
+    if values.shape != shape or not np.issubdtype(values.dtype, np.integer):
+        raise ValueError(
+            f"{name} must be integers of shape {shape} (one per game), not {values.dtype} of "
+            f"shape {values.shape}"
+        )
+    return np.ascontiguousarray(values, dtype=np.int64)
+
+
+def _out(out: object, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    """A caller's output array: ``dtype``, ``shape``, C-contiguous and writeable."""
+    if not (
+        isinstance(out, np.ndarray)
+        and out.shape == shape
+        and out.dtype == dtype
+        and out.flags.c_contiguous
+        and out.flags.writeable
+    ):
+        got = f"{out.dtype} of shape {out.shape}" if isinstance(out, np.ndarray) else repr(out)
+        raise ValueError(
+            f"out must be a writeable C-contiguous {np.dtype(dtype)} array of shape {shape}, "
+            f"not {got}"
+        )
+    return out
+
+
+def _check_rng(rng: object) -> None:
+    pcg64 = isinstance(rng, np.random.Generator) and isinstance(rng.bit_generator, np.random.PCG64)
+    if not pcg64:
+        raise ValueError(f"rng must be a numpy Generator over PCG64 (default_rng), not {rng!r}")
 
 
 def check_supported(rules: Ruleset) -> None:

@@ -1,0 +1,160 @@
+"""VectorGame trusts none of its inputs: every public method checks shapes, dtypes, ranges and
+slots before any compiled kernel runs (the kernels do not check bounds: a seat out of range read
+past the arrays, and far enough out killed the process). Bad input is a ValueError naming the
+argument, and no game moves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from crates_env import new_game
+from crates_env.vector import VectorGame
+
+B, N = 3, 4
+
+
+@pytest.fixture(scope="module")
+def vg() -> VectorGame:
+    return VectorGame(B, "crates", N, autoreset=False, deal_schedule=[3, 2])
+
+
+def _snapshot(vg: VectorGame) -> tuple[bytes, ...]:
+    return (vg.states.tobytes(), vg.game_over.tobytes(), vg.rewards.tobytes(), vg.seeds.tobytes())
+
+
+def _refused(vg: VectorGame, call, name: str) -> None:
+    """``call()`` raises a ValueError naming ``name``, and leaves every game as it was."""
+    before = _snapshot(vg)
+    with pytest.raises(ValueError, match=name):
+        call()
+    assert _snapshot(vg) == before
+
+
+@pytest.fixture
+def dealt(vg: VectorGame) -> VectorGame:
+    vg.reset(7)
+    return vg
+
+
+MASK = (B, 63)
+
+
+@pytest.mark.parametrize(
+    ("method", "args", "name"),
+    [
+        # observe: a seat out of range used to read past the arrays (700000: a segfault)
+        ("observe", ([7, 0, 0],), "seats"),
+        ("observe", ([700_000, 0, 0],), "seats"),
+        ("observe", ([-2, 0, 0],), "seats"),
+        ("observe", ([0, 0],), "seats"),
+        ("observe", ([0.5, 0, 0],), "seats"),
+        ("observe", (None, np.zeros((B, 5), np.float32)), "out"),
+        ("observe", (None, np.zeros((B, 999), np.float64)), "out"),
+        ("legal_mask", (np.zeros((B, 62), np.int8),), "out"),
+        ("legal_mask", (np.zeros(MASK, np.int64),), "out"),
+        ("legal_mask", (np.zeros((63, B), np.int8).T,), "out"),  # not C-contiguous
+        # step: an active mask of the wrong length used to move games
+        ("step", ([0] * B, [True] * (B + 2)), "active"),
+        ("step", ([0] * B, [1] * B), "active"),
+        ("step", ([0] * (B + 1),), "actions"),
+        ("step", ([0.0] * B,), "actions"),
+        # copy_games: slots out of range used to raise IndexError
+        ("copy_games", ([0], [B]), "target"),
+        ("copy_games", ([-1], [1]), "source"),
+        ("copy_games", ([0, 0], [1]), "target"),
+        ("copy_games", ([0, 0], [1, 1]), "target"),
+        ("copy_games", ([[0]], [[1]]), "source"),
+        ("start", ([B], [1]), "slots"),
+        ("start", ([0, 1], [1]), "seed"),
+        ("start", ([0, 0], [1, 2]), "slots"),
+        ("start", ([0, 1], [1, -2]), "seeds"),
+        ("start_as_env", ([0, 1], [1, 2, 3]), "seed"),
+        ("start_as_env", ([True], [1]), "slots"),
+        ("restart", ([B + 5],), "slots"),
+        ("reset", ([1, 2],), "seed"),
+        ("reset", ("abc",), "seeds"),
+        ("winners", (B,), "slot"),
+        ("random_actions", (np.random.default_rng(0), np.ones((B, 5), np.int8)), "mask"),
+        ("random_actions", (np.random.default_rng(0), np.full(MASK, 2, np.int8)), "mask"),
+        ("random_actions", (np.random.default_rng(0), np.zeros(MASK, np.int8)), "mask"),
+        ("random_actions", (np.random.default_rng(0).bit_generator,), "rng"),
+        ("random_actions", (np.random.Generator(np.random.MT19937(0)),), "rng"),
+        ("play_random_seats", (np.ones((B, N + 1), bool), [0] * B, np.random.default_rng(0)),
+         "random_seats"),
+        ("play_random_seats", (np.ones((B, N), np.int64), [0] * B, np.random.default_rng(0)),
+         "random_seats"),
+        ("play_random_seats", (np.ones((B, N), bool), [N] * B, np.random.default_rng(0)),
+         "paid_to"),
+        ("play_random_seats", (np.ones((B, N), bool), [0] * B, 5), "rng"),
+        ("play_random_seats", (np.ones((B, N), bool), [0] * B, np.random.default_rng(0), [B]),
+         "games"),
+    ],
+)  # fmt: skip
+def test_bad_input_is_a_value_error_naming_it_and_no_game_moves(dealt, method, args, name):
+    _refused(dealt, lambda: getattr(dealt, method)(*args), name)
+
+
+def test_from_game_checks_what_was_paid(dealt):
+    g = new_game("crates", N, seed=1, deal_schedule=[3, 2])
+    _refused(dealt, lambda: dealt.from_game(g, 0, paid=[0, 0, 0]), "paid")
+    _refused(dealt, lambda: dealt.from_game(g, 0, paid=[0.5]), "paid")
+    _refused(dealt, lambda: dealt.from_game(g, B), "slot")
+
+
+def test_empty_slot_lists_are_no_work(dealt):
+    before = _snapshot(dealt)
+    dealt.copy_games([], [])
+    dealt.start([], [])
+    dealt.restart(np.array([], dtype=np.int64))
+    dealt.play_random_seats(
+        np.ones((B, N), bool), np.zeros(B, np.int64), np.random.default_rng(0), []
+    )
+    assert _snapshot(dealt) == before
+
+
+JUNK = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**40), 2**40),
+    st.floats(allow_nan=True),
+    st.text(max_size=3),
+    st.lists(st.integers(-(2**33), 2**33), max_size=B + 2),
+    st.lists(st.booleans(), max_size=B + 2),
+    st.builds(
+        lambda shape, value, dtype: np.full(shape, value).astype(dtype),
+        st.sampled_from([(B,), (B, N), (B, 63), (2, B), (B, 1), (0,)]),
+        st.integers(-3, 70) | st.sampled_from([700_000, -(2**40)]),
+        st.sampled_from([np.int8, np.int32, np.int64, np.float32, bool, np.uint64]),
+    ),
+)
+CALLS = {
+    "observe": 2,
+    "legal_mask": 1,
+    "step": 2,
+    "copy_games": 2,
+    "start": 2,
+    "start_as_env": 2,
+    "restart": 1,
+    "winners": 1,
+    "random_actions": 2,
+    "play_random_seats": 4,
+    "reset": 1,
+}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(method=st.sampled_from(sorted(CALLS)), data=st.data())
+def test_any_input_is_taken_or_refused_with_a_value_error(method, data):
+    """Whatever a public method is given, it either works or refuses with a ValueError that
+    leaves the games as they were; never another exception, never a crash."""
+    vg = VectorGame(B, "crates", N, autoreset=False, deal_schedule=[3, 2])
+    vg.reset(3)
+    args = [data.draw(JUNK, label=f"arg{i}") for i in range(CALLS[method])]
+    before = _snapshot(vg)
+    try:
+        getattr(vg, method)(*args)
+    except ValueError:
+        assert _snapshot(vg) == before
