@@ -166,16 +166,17 @@ class SearchAgent(BaseAgent):
 
     def _batch(self, rules, size: int):
         """A VectorGame of at least ``size`` games of ``rules`` (a power of two, so that a few
-        serve every decision), or None where the compiled engine does not play them."""
-        from crates_env.vector import VectorGame
-
+        serve every decision), or None where the compiled engine does not play them (the
+        reference engine then plays the same rollouts one at a time)."""
         key = (rules, 1 << max(0, size - 1).bit_length())
         if key not in self._batches:
             try:
+                from crates_env.vector import VectorGame
+
                 self._batches[key] = VectorGame(
                     key[1], rules.preset, rules.num_players, autoreset=False, **rules.options()
                 )
-            except ValueError:  # a table the compiled engine does not play
+            except (ValueError, ImportError):  # a table it does not play; a numpy it refuses
                 self._batches[key] = None
         return self._batches[key]
 

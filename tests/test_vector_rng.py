@@ -179,3 +179,20 @@ def test_helpers_validate_and_allocate():
         export_state(np.random.Generator(np.random.PCG64DXSM(1)))
     with pytest.raises(ValueError, match="shape"):
         import_state(np.zeros(5, dtype=np.uint64))
+
+
+def test_a_numpy_that_draws_otherwise_is_refused_in_one_line_naming_it():
+    """The import-time check (``check_numpy``) passes on the numpy installed, and refuses one
+    whose permutations differ, naming its version: the compiled engine would deal other games."""
+    from crates_env.vector.rng import NumpyMismatch, check_numpy
+
+    check_numpy()
+    for drift in (
+        lambda gen, n: np.roll(gen.permutation(n), 1),  # another shuffle
+        lambda gen, n: gen.permutation(n) if n < 100 else gen.permutation(n + 1)[:n],  # draws
+    ):
+        with pytest.raises(NumpyMismatch) as refused:
+            check_numpy(permutation=drift)
+        message = str(refused.value)
+        assert f"numpy {np.__version__}" in message and "\n" not in message
+        assert isinstance(refused.value, ImportError)

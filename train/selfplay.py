@@ -482,11 +482,11 @@ def vector_refusal(env_kwargs: dict, shaped: bool, privileged: bool, searching: 
         return "the privileged critic reads the reference engine's hidden state"
     if shaped:
         return "pressure shaping reads the reference engine's view"
-    from crates_env.vector.games import check_supported
-
     try:
+        from crates_env.vector.games import check_supported
+
         check_supported(raw_env(**env_kwargs).rules)
-    except ValueError as exc:
+    except (ValueError, ImportError) as exc:  # a table it does not play; a numpy it refuses
         return str(exc)
     return ""
 

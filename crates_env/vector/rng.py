@@ -13,7 +13,10 @@ of one plain ``uint64`` array (``states[..., STATE_WIDTH]``) that jitted code mu
 This mirrors ``PCG64.state`` exactly, so a row round-trips through ``export_state`` /
 ``import_state`` and draws interleave with numpy's own.
 
-What numpy does (numpy/random/src/pcg64/pcg64.h, distributions.c; checked against numpy 2.3):
+What numpy does (numpy/random/src/pcg64/pcg64.h, distributions.c). Importing this module checks
+it against the numpy installed (:func:`check_numpy`): a numpy that draws otherwise is refused in
+one line naming its version, since the compiled engine would then deal other games than the
+reference engine.
 
 * ``next64`` steps the LCG (``state = state * MULT + inc mod 2**128``) *before* emitting, and
   emits XSL-RR of the new state: ``rotr64(hi ^ lo, hi >> 58)``.
@@ -187,3 +190,47 @@ def permutation_into(row: np.ndarray, out: np.ndarray) -> None:
     for i in range(out.shape[0]):
         out[i] = i
     shuffle_in_place(row, out)
+
+
+# --- the numpy installed: does it draw what the rows draw? ----------------------------------------
+
+
+class NumpyMismatch(ImportError):
+    """The installed numpy's PCG64 draws are not the ones reproduced here."""
+
+
+SELF_TEST_SEEDS = (0, 1, 2**32 + 7, 2**63 - 1)
+SELF_TEST_SIZES = (2, 53, 112, 7)  # shuffles of the sizes the engine deals (two packs: 112)
+
+
+def _numpy_permutation(gen: np.random.Generator, n: int) -> np.ndarray:
+    return gen.permutation(n)
+
+
+def check_numpy(permutation=_numpy_permutation) -> None:
+    """Raise :class:`NumpyMismatch` unless the rows draw what numpy's own ``Generator`` draws:
+    a run of permutations (every draw ``random_interval`` makes, the buffered 32-bit half
+    included) from a few seeds, and the generator's whole state after them. ``permutation``
+    is numpy's draw (a parameter for the tests)."""
+    for seed in SELF_TEST_SEEDS:
+        gen = np.random.Generator(np.random.PCG64(seed))
+        row = export_state(gen)
+        for n in SELF_TEST_SIZES:
+            out = np.empty(n, dtype=np.int64)
+            permutation_into(row, out)
+            if not np.array_equal(out, permutation(gen, n)):
+                _refuse(f"permutation({n}) from seed {seed}")
+        if not np.array_equal(row, export_state(gen)):
+            _refuse(f"the generator's state after the draws from seed {seed}")
+
+
+def _refuse(what: str) -> None:
+    raise NumpyMismatch(
+        f"numpy {np.__version__} draws other numbers than crates_env.vector's copy of its PCG64 "
+        f"streams ({what} differs), so the compiled engine would deal other games than the "
+        "reference: install a numpy it matches (2.x) or play on the reference engine "
+        "(crates_env.crates_v0, engine='reference')"
+    )
+
+
+check_numpy()
