@@ -1,0 +1,178 @@
+"""The compiled engine fuzzed as the reference engine is: random legal play over random tables
+(presets, player counts, options, reward settings, seeds), every invariant checked after every
+step (``crates_env.vector.fuzz``). ``benchmarks/vector_fuzz.py`` runs 10^7 decisions."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from crates_env.rules import ADJUNCT_PRESETS, MISPLAY_PENALTIES, PLAYER_COUNTS, make_ruleset
+from crates_env.vector import VectorGame
+from crates_env.vector.fuzz import CARDS, HELD, MASK, SCORES, SIZES, Broken, check_games, fuzz
+
+FAMILY = ("crates", "chicago1970", "kreights", "craits", "creights")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@st.composite
+def tables(draw) -> tuple[str, int, dict]:
+    """A table of the Crates family the compiled engine plays, with environment settings."""
+    preset = draw(st.sampled_from(FAMILY))
+    flags = sorted(
+        name
+        for name, owners in ADJUNCT_PRESETS.items()
+        if preset in owners and name not in MISPLAY_PENALTIES and name != "kreights_mulligan"
+    )
+    options = dict.fromkeys(draw(st.sets(st.sampled_from(flags))), True)
+    players = 3 if options.get("skill_hand_world_series") else None
+    players = players or draw(st.sampled_from(list(PLAYER_COUNTS[preset])))
+    if preset == "kreights" and draw(st.booleans()):
+        options["kreights_mulligan"] = draw(st.sets(st.integers(0, players - 1), max_size=2))
+        options["kreights_mulligan"] = sorted(options["kreights_mulligan"])
+    if draw(st.booleans()):
+        options["deal_schedule"] = draw(st.lists(st.integers(1, 8), min_size=1, max_size=4))
+    options["reward_mode"] = draw(st.sampled_from(["points", "relative", "win"]))
+    options["reward_timing"] = draw(st.sampled_from(["hand", "event"]))
+    options["one_card"] = draw(st.sampled_from(["action", "auto"]))
+    rules = {k: v for k, v in options.items() if k not in ("reward_mode", "reward_timing")}
+    rules.pop("one_card")
+    try:
+        make_ruleset(preset, players, **rules)
+    except ValueError:
+        assume(False)  # options that exclude each other, a deal the deck cannot hold
+    return preset, players, options
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(table=tables(), seed=st.integers(0, 2**32))
+def test_random_play_keeps_every_invariant(table, seed):
+    preset, players, options = table
+    played = fuzz(preset, players, decisions=2048, seed=seed, games=16, **options)
+    assert played.decisions >= 2048
+
+
+def test_a_long_sample_of_each_preset_keeps_every_invariant():
+    """A sample of the 10^7 decisions of benchmarks/vector_fuzz.py: whole games, every preset."""
+    finished = 0
+    for preset, players in (("crates", 4), ("chicago1970", 3), ("kreights", 5), ("craits", 7)):
+        finished += fuzz(preset, players, decisions=200_000, seed=players, games=64).games
+    finished += fuzz("creights", 2, decisions=200_000, seed=2, games=64).games
+    assert finished > 100
+
+
+def _broken(vg: VectorGame, plant) -> int:
+    """What ``check_games`` finds in slot 0 after ``plant(states, masks, scores)``."""
+    mask = vg.legal_mask()
+    scores, hands = vg.scores, vg.hands_played
+    plant(vg.states, mask, scores)
+    broken = np.zeros(vg.num_games, dtype=np.int64)
+    check_games(vg.states, vg.R, mask, scores, hands, broken)
+    assert (broken[1:] == 0).all()
+    return int(broken[0])
+
+
+def _move_a_card(states, mask, scores):  # seat 0 plays a card, and its size stays
+    g = states[0]
+    k = int(np.flatnonzero(g["counts"][0])[0])
+    g["counts"][0, k] -= 1
+    g["held"][0] ^= np.uint64(1) << np.uint64(k)
+    g["discard"][g["n_discard"]] = k
+    g["n_discard"] += 1
+
+
+def _copy_a_card(states, mask, scores):  # seat 0 gets a second copy of a kind it holds
+    g = states[0]
+    k = int(np.flatnonzero(g["counts"][0])[0])
+    g["counts"][0, k] += 1
+    g["sizes"][0] += 1
+
+
+def _unmark(states, mask, scores):
+    states[0]["held"][0] = np.uint64(0)
+
+
+def _score(states, mask, scores):
+    states[0]["scores"][1] += 5
+
+
+def _offer_more(states, mask, scores):
+    mask[0, np.flatnonzero(mask[0] == 0)[0]] = 1
+
+
+@pytest.mark.parametrize(
+    ("plant", "found"),
+    [
+        (_move_a_card, SIZES),
+        (_copy_a_card, CARDS),
+        (_unmark, HELD),
+        (_score, SCORES),
+        (_offer_more, MASK),
+    ],
+)
+def test_the_checks_find_a_planted_break(plant, found):
+    vg = VectorGame(2, "crates", 4, autoreset=False)
+    vg.reset(5)
+    assert _broken(vg, lambda *_: None) == 0
+    assert _broken(vg, plant) == found
+
+
+def test_a_break_is_reported_with_the_table_game_and_step(monkeypatch):
+    import crates_env.vector.fuzz as fuzzing
+
+    real = fuzzing.check_games
+
+    def plant_at_step(states, R, masks, scores, hands, broken):
+        real(states, R, masks, scores, hands, broken)
+        if states[0]["decisions"] >= 3:
+            broken[0] = SCORES
+
+    monkeypatch.setattr(fuzzing, "check_games", plant_at_step)
+    with pytest.raises(Broken, match=r"crates 4p \{\}, slot 0 \(game seed 9\), step \d+: the "):
+        fuzz("crates", 4, decisions=400, seed=9, games=2)
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_BOUNDSCHECK") == "1", reason="this is that run")
+def test_the_compiled_engine_tests_pass_with_bounds_checking(tmp_path):
+    """The compiled engine's tests once more with numba's bounds checking on (an index out of
+    range is an IndexError, not a read past an array), compiled afresh into a cache of their
+    own: the differential tests on a table of each preset, the input checks and the fuzz."""
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    tables = "crates-4-options2 or crates-3-options8 or kreights-5 or craits-12 or creights-4"
+    tests = [
+        "tests/test_vector_fuzz.py",
+        "tests/test_vector_input.py",
+        "tests/test_vector.py",
+        "-k",
+        f"not step_by_step or {tables}",
+    ]
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+
+
+def test_bounds_checking_is_on_in_that_run():
+    """In the run above an index out of range raises: the flag reached numba."""
+    if os.environ.get("NUMBA_BOUNDSCHECK") != "1":
+        pytest.skip("checked in the bounds-checking run")
+    from numba import njit
+
+    @njit
+    def read(values, i):
+        return values[i]
+
+    with pytest.raises(IndexError):
+        read(np.zeros(3), 7)
