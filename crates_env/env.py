@@ -24,6 +24,7 @@ from .game import Decision, Game, HandResult, new_game
 from .observation import Observer
 from .rules import Ruleset, int_value, make_ruleset
 from .settings import EnvSettings, finite_number, next_game_rng, one_of
+from .state import HAND_ENDINGS
 
 RENDER_MODES = ("ansi", "human")
 ILLEGAL_MODES = ("raise", "terminate")
@@ -137,6 +138,9 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._seed_rng = np.random.default_rng()
         self.game: Game | None = None
+        # every hand finished in this game, as plain data (hand_summary), oldest first: the full
+        # records of what infos say in numbers
+        self.hand_summaries: list[dict[str, Any]] = []
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -179,7 +183,8 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = self._no_hands()
+        self.hand_summaries = []
+        self.infos = self._step_infos([])
         self._paid = [0] * self.rules.num_teams  # pressure points of this hand already rewarded
         self.agent_selection = self.possible_agents[0]  # kept if the deal already ends the game
         self._auto_announce()
@@ -202,17 +207,16 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
             raise ValueError(f"{agent}: {exc}") from None
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        self.infos = self._no_hands()
+        self.infos = self._step_infos([])
         if self.auto_announce:
             self._auto_announce()
         self._after_move(hands_before)
         if self.render_mode == "human":
             self.render()
 
-    def _no_hands(self) -> dict[str, dict]:
-        """Every agent's info before anything is reported: the same keys at every step (a
-        replay buffer stores them as columns), ``hands`` empty until a hand ends."""
-        return {a: {"hands": []} for a in self.agents}
+    def _step_infos(self, hands: list[dict[str, Any]]) -> dict[str, dict]:
+        """Every agent's info for a step on which ``hands`` ended (``step_info``)."""
+        return {a: step_info(hands, self.rules.num_players) for a in self.agents}
 
     def _auto_announce(self) -> None:
         """one_card="auto": announce whenever the call is offered."""
@@ -235,9 +239,9 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
             self._reward_unpaid(charged)
             self._paid = charged
         if finished:
-            summary = [hand_summary(r, self.rules) for r in finished]
-            for a in self.agents:
-                self.infos[a]["hands"] = summary
+            summaries = [hand_summary(r, self.rules) for r in finished]
+            self.hand_summaries.extend(summaries)
+            self.infos = self._step_infos(summaries)
         if over:
             if self.reward_mode == "win" and not g.truncated:
                 for agent, reward in self._final_rewards().items():
@@ -392,12 +396,13 @@ def play_seats(
     ``crates play`` all drive their seats with it."""
     played = Played(dict.fromkeys(env.possible_agents, 0.0), [])
     g = env.game
+    already = len(env.hand_summaries)
     while not g.game_over and not (until and until(g.to_play)):
         agent = env.possible_agents[g.to_play]
         env.step(int(choose(g.to_play, env.observe(agent))))
         for name in played.rewards:
             played.rewards[name] += env.rewards[name]
-        played.hands.extend(env.infos[agent]["hands"])
+    played.hands = env.hand_summaries[already:]
     return played
 
 
@@ -422,7 +427,7 @@ def final_standing(g: Game) -> list[float]:
 
 
 def hand_summary(result: HandResult, rules: Ruleset) -> dict[str, Any]:
-    """A finished hand as plain data for ``infos``."""
+    """A finished hand as plain data (``raw_env.hand_summaries``); lists are per seat."""
     return {
         "hand_index": result.hand_index,
         "deal_size": result.deal_size,
@@ -435,6 +440,25 @@ def hand_summary(result: HandResult, rules: Ruleset) -> dict[str, Any]:
         "pressures": [result.pressures[rules.team_of(s)] for s in range(len(result.stars))],
         "points": [result.team_points[rules.team_of(s)] for s in range(len(result.stars))],
         "stars": list(result.stars),
+    }
+
+
+def step_info(hands: Sequence[dict[str, Any]], num_players: int) -> dict[str, Any]:
+    """What an agent's info says of the hands that ended on a step (``hand_summary`` dicts;
+    none: zeros), in the same keys and shapes at every step, numbers a replay buffer stacks
+    (TorchRL, Tianshou): ``hands_ended`` (how many), ``hand_points`` (float64, per seat: the
+    points its side took in them), ``ended_by`` (how the last ended: its index in
+    ``crates_env.state.HAND_ENDINGS``, 0 for none) and ``went_out`` (the seat that went out
+    in it, -1 for none). The full records are ``raw_env.hand_summaries``."""
+    points = np.zeros(num_players, dtype=np.float64)
+    for hand in hands:
+        points += np.array(hand["points"], dtype=np.float64)  # pressures outgrow int64
+    last = hands[-1] if hands else {"ended_by": "", "went_out": None}
+    return {
+        "hands_ended": len(hands),
+        "hand_points": points,
+        "ended_by": HAND_ENDINGS.index(last["ended_by"]),
+        "went_out": -1 if last["went_out"] is None else last["went_out"],
     }
 
 

@@ -32,6 +32,11 @@ if TYPE_CHECKING:
     from .rules import Ruleset
 
 
+# How a hand ends (``HandResult.ended_by``); a code is the index here (0: no hand ended), the
+# compiled engine's and the env's infos' codes.
+HAND_ENDINGS = ("", "out", "count", "pressure", "truncated", "blocked", "stalled")
+
+
 class Decision(IntEnum):
     """What the player to act is asked."""
 
@@ -52,8 +57,8 @@ class HandResult:
     hand_index: int
     deal_size: int
     dealer: int
-    # "out", "count", "pressure"; crazy_eights "blocked"; zimbabwe "stalled" (nobody could play or
-    # draw for a whole round of turns); "truncated" never reaches a result
+    # one of HAND_ENDINGS: "out", "count", "pressure"; crazy_eights "blocked"; zimbabwe "stalled"
+    # (nobody could play or draw for a whole round of turns); "truncated" never reaches a result
     ended_by: str
     went_out: int | None  # the first player to go out, if any
     cards_left: list[list[str]]

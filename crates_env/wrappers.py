@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
-from .env import UniformRandom, play_seats, raw_env
+from .env import UniformRandom, play_seats, raw_env, step_info
 from .rules import int_value
 from .settings import finite_number, one_of
 
@@ -29,7 +29,11 @@ class CratesGymEnv(gym.Env):
     for every other seat or a list with one per seat (``None`` at the learner's seats).
     ``partner_is_learner`` (partnership games) lets the learner play its partner's seat too.
     Rewards are the AEC environment's rewards for the learner's seat (its side's hand results,
-    even when a hand ends on an opponent's move); ``info["hands"]`` lists the hands finished.
+    even when a hand ends on an opponent's move); ``info`` says in numbers what hands finished
+    since the learner's last decision (``crates_env.env.step_info``: ``hands_ended``,
+    ``hand_points``, ``ended_by``, ``went_out``), with the learner's ``seat`` and the
+    ``action_mask`` of its next decision; the hands' full records are
+    ``env.aec.hand_summaries``.
     An action outside the mask is refused: with ``illegal_action="penalize"`` (default) the step
     changes nothing and returns ``illegal_reward`` with ``info["illegal"] = True`` (what
     unmasked learners and gymnasium's env checker need); ``"raise"`` raises ``ValueError``.
@@ -107,9 +111,9 @@ class CratesGymEnv(gym.Env):
         # A game can end before the learner decides (e.g. a one-hand game another seat wins
         # at once); such a game holds nothing to learn, so the next one is dealt.
         for _ in range(1000):
-            hands = self._start_game()
+            self._start_game()
             if not self.aec.game.game_over:
-                return self._observe(), self._info(hands)
+                return self._observe(), self._info(self.aec.hand_summaries)
             if options and "deck" in options:
                 raise ValueError(
                     "the stacked deck ends the game before the learner's first decision"
@@ -121,7 +125,7 @@ class CratesGymEnv(gym.Env):
         """The seats the learner plays when it sits at ``seat``."""
         return set(self.rules.side_of(seat)) if self.partner_is_learner else {seat}
 
-    def _start_game(self) -> list:
+    def _start_game(self) -> None:
         """Seat the learner and play the opponents up to its first decision."""
         n = self.rules.num_players
         self.seat = (
@@ -131,28 +135,28 @@ class CratesGymEnv(gym.Env):
         for s, opp in enumerate(self.opponents):
             if opp is not None and hasattr(opp, "reset") and self._is_opponent(s):
                 opp.reset()
-        self._carried, hands = self._play_opponents()
-        return hands
+        self._carried = self._play_opponents()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self.illegal_action == "penalize" and not self.action_masks()[int(action)]:
             info = {**self._info([]), "illegal": True}
             return self._observe(), self.illegal_reward, False, False, info
+        already = len(self.aec.hand_summaries)
         self.aec.step(int(action))
         reward = self.aec.rewards[self._me] + self._carried
         self._carried = 0.0
-        hands = list(self.aec.infos[self._me]["hands"])
-        more, later = self._play_opponents()
-        info = self._info(hands + later)
+        more = self._play_opponents()
+        info = self._info(self.aec.hand_summaries[already:])
         over = self.aec.game.game_over
         truncated = over and self.aec.game.truncated
         return self._observe(), float(reward + more), over and not truncated, truncated, info
 
     def _info(self, hands: list) -> dict:
-        """The learner's seat, the hands finished since its last decision, and the action mask
-        of its next decision (``info["action_mask"]``, where AgileRL and others read it; the same
-        as ``action_masks()``)."""
-        return {"seat": self.seat, "hands": hands, "action_mask": self.action_masks()}
+        """The learner's seat, the hands finished since its last decision (``step_info``), and
+        the action mask of its next decision (``info["action_mask"]``, where AgileRL and others
+        read it; the same as ``action_masks()``)."""
+        info = step_info(hands, self.rules.num_players)
+        return {"seat": self.seat, **info, "action_mask": self.action_masks()}
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner's pending decision (for MaskablePPO)."""
@@ -173,14 +177,15 @@ class CratesGymEnv(gym.Env):
     def _is_opponent(self, seat: int) -> bool:
         return self.aec.possible_agents[seat] not in self._learner_agents
 
-    def _play_opponents(self) -> tuple[float, list]:
-        """Play other seats until a learner seat must decide or the game ends."""
+    def _play_opponents(self) -> float:
+        """Play other seats until a learner seat must decide or the game ends; the learner's
+        reward on those steps."""
         played = play_seats(
             self.aec,
             lambda seat, obs: self.opponents[seat].act(obs["observation"], obs["action_mask"]),
             until=lambda seat: not self._is_opponent(seat),
         )
-        return played.rewards[self._me], played.hands
+        return played.rewards[self._me]
 
     def _observe(self) -> np.ndarray:
         g = self.aec.game

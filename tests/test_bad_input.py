@@ -288,7 +288,7 @@ def test_a_game_that_ends_at_the_deal_is_terminated_with_its_rewards(preset, n, 
         seen = {}
         for agent in env.agent_iter():
             _, reward, terminated, truncated, info = env.last()
-            assert terminated and not truncated and info["hands"]
+            assert terminated and not truncated and info["hands_ended"] == 1
             seen[agent] = reward
             env.step(None)
         assert set(seen) == set(env.possible_agents) and any(seen.values())

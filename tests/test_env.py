@@ -31,6 +31,7 @@ from crates_env.events import texts
 from crates_env.observation import SLICES
 from crates_env.rules import PLAYER_COUNTS, PRESETS
 from crates_env.scoring import score_hand
+from crates_env.state import HAND_ENDINGS
 from crates_env.wrappers import CratesGymEnv, UniformRandom
 
 from .scripted import deal_order, log_texts, tiny_maskable_ppo
@@ -324,7 +325,7 @@ def test_win_mode_gives_nothing_per_hand():
     env = one_card_env(reward_mode="win", deal_schedule=[1, 8])
     act(env, "play QC")
     assert env.rewards == dict.fromkeys(AGENTS4, 0.0)
-    assert len(env.infos["player_0"]["hands"]) == 1  # the hand just ended
+    assert env.infos["player_0"]["hands_ended"] == 1  # the hand just ended
 
 
 @pytest.mark.parametrize("reward_timing", ["hand", "event"])
@@ -402,9 +403,18 @@ def test_bad_reward_timing_names_the_choices():
 # --- 4. hand summaries in infos ------------------------------------------------------------------
 
 
-def test_infos_carry_the_hand_summary_on_the_step_that_ends_it():
+def _numbers(info: dict) -> dict:
+    """An info with its points array as a list, to compare."""
+    return {**info, "hand_points": info["hand_points"].tolist()}
+
+
+NO_HAND = {"hands_ended": 0, "hand_points": [0.0] * 4, "ended_by": 0, "went_out": -1}
+
+
+def test_infos_say_in_numbers_what_hand_ended_on_the_step():
     env = one_card_env(deal_schedule=[1, 8])
-    assert all(env.infos[a] == {"hands": []} for a in AGENTS4)
+    assert all(_numbers(env.infos[a]) == NO_HAND for a in AGENTS4)
+    assert env.unwrapped.hand_summaries == []
     act(env, "play QC")
     expected = {
         "hand_index": 0,
@@ -417,14 +427,20 @@ def test_infos_carry_the_hand_summary_on_the_step_that_ends_it():
         "points": [11, 30, 11, 30],
         "stars": [0, 0, 0, 0],
     }
+    ended = {"hands_ended": 1, "hand_points": [11.0, 30.0, 11.0, 30.0], "went_out": 3}
+    ended["ended_by"] = HAND_ENDINGS.index("out")
     for a in AGENTS4:
-        assert env.infos[a]["hands"] == [expected]
+        assert _numbers(env.infos[a]) == ended
     _, _, _, _, info = env.last()
-    assert info["hands"] == [expected]
-    # the next step clears it
+    assert _numbers(info) == ended
+    assert env.unwrapped.hand_summaries == [expected]  # the full record
+    # the next step clears the infos; the records stay for the game
     obs = env.observe(env.agent_selection)
     env.step(int(np.flatnonzero(obs["action_mask"])[0]))
-    assert all(env.infos[a] == {"hands": []} for a in AGENTS4)
+    assert all(_numbers(env.infos[a]) == NO_HAND for a in AGENTS4)
+    assert env.unwrapped.hand_summaries == [expected]
+    env.reset(seed=1)
+    assert env.unwrapped.hand_summaries == []
 
 
 def test_infos_hand_summary_with_stars_kreights():
@@ -432,7 +448,8 @@ def test_infos_hand_summary_with_stars_kreights():
     env = crates_v0.env(preset="kreights", num_players=3, deal_schedule=[1])
     env.reset(seed=0, options={"deck": deck, "dealer": 1})
     act(env, "play QC")
-    (summary,) = env.infos["player_0"]["hands"]
+    (summary,) = env.unwrapped.hand_summaries
+    assert env.infos["player_0"]["went_out"] == 2
     assert summary["stars"] == [0, 0, 1]
     assert summary["points"] == [30, 10, 0]
     assert summary["went_out"] == 2
@@ -458,7 +475,8 @@ def test_infos_hand_summary_with_a_pressure():
     assert env.agent_selection == "player_2"
     act(env, "draw")
     assert all(env.terminations.values())
-    (summary,) = env.infos["player_4"]["hands"]
+    (summary,) = env.unwrapped.hand_summaries
+    assert env.infos["player_4"]["ended_by"] == HAND_ENDINGS.index("pressure")
     assert summary["ended_by"] == "pressure"
     assert summary["pressures"] == [0, 0, 1, 0, 0]
     assert summary["pressure_points"] == [0, 0, 5, 0, 0]
@@ -1042,14 +1060,17 @@ OPPONENT_OUT_DEAL = {
 def test_wrapper_reward_reaches_the_learner_when_an_opponent_ends_the_hand(schedule):
     env = CratesGymEnv(num_players=3, deal_schedule=schedule, learner_seat=0)
     _, info = env.reset(seed=0, options=OPPONENT_OUT_DEAL)
-    assert info.keys() == {"seat", "hands", "action_mask"}
-    assert (info["seat"], info["hands"]) == (0, [])
+    keys = {"seat", "hands_ended", "hand_points", "ended_by", "went_out", "action_mask"}
+    assert info.keys() == keys
+    assert (info["seat"], info["hands_ended"]) == (0, 0)
     assert np.flatnonzero(env.action_masks()).tolist() == [DRAW]
     assert np.flatnonzero(info["action_mask"]).tolist() == [DRAW]
     _, reward, term, trunc, info = env.step(DRAW)
     assert reward == -45.0  # 5H (30) + 4D (15)
     assert term is (schedule == [1]) and trunc is False
-    (hand,) = info["hands"]
+    assert info["hands_ended"] == 1 and info["went_out"] == 1
+    assert info["hand_points"].tolist() == [45, 0, 10]
+    (hand,) = env.aec.hand_summaries
     assert hand["went_out"] == 1 and hand["points"] == [45, 0, 10]
     assert info["seat"] == 0
     if schedule == [1, 8]:
@@ -1063,12 +1084,13 @@ def test_wrapper_reward_of_a_hand_that_ends_before_the_learners_first_decision()
     deck = deal_order([["5H"], ["QC"], ["JD"]], dealer=0, starter="KC")
     env = CratesGymEnv(num_players=3, deal_schedule=[1, 8], learner_seat=0)
     _, info = env.reset(seed=0, options={"deck": deck, "dealer": 0})
-    (hand,) = info["hands"]
+    assert info["hands_ended"] == 1 and info["hand_points"].tolist() == [30, 0, 10]
+    (hand,) = env.aec.hand_summaries
     assert hand["points"] == [30, 0, 10]
     assert env.aec.game.hand_index == 1 and env.aec.game.to_play == 0
     _, reward, _, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
     assert reward == -30.0
-    assert info["hands"] == []
+    assert info["hands_ended"] == 0
 
 
 def test_wrapper_reset_with_a_deal_that_ends_the_game_before_the_learner_acts():
@@ -1247,15 +1269,18 @@ def test_gymnasium_wrapper_gives_the_mask_in_info_too():
             break
 
 
-def test_infos_have_the_same_keys_at_every_step():
-    """A replay buffer stores infos as columns: every agent's info is {"hands": [...]} always,
-    the list empty unless a hand ended on that step."""
+def test_infos_have_the_same_keys_and_shapes_at_every_step():
+    """A replay buffer stores infos as columns: every agent's info has the same numeric keys
+    and shapes always, zeros unless a hand ended on that step."""
     env = raw_env(deal_schedule=[2, 1])
     env.reset(seed=3)
     rng = np.random.default_rng(3)
     ended = 0
     while not env.game.game_over:
-        assert all(set(info) == {"hands"} for info in env.infos.values())
+        for info in env.infos.values():
+            assert set(info) == {"hands_ended", "hand_points", "ended_by", "went_out"}
+            assert info["hand_points"].shape == (4,) and info["hand_points"].dtype == np.float64
+            assert all(type(info[k]) is int for k in ("hands_ended", "ended_by", "went_out"))
         env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
-        ended += bool(env.infos["player_0"]["hands"])
-    assert ended == 2
+        ended += env.infos["player_0"]["hands_ended"]
+    assert ended == 2 == len(env.hand_summaries)

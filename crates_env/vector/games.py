@@ -20,22 +20,18 @@ from ..game import best_scores, first_dealer, game_streams
 from ..observation import Observer
 from ..rules import Pressure, Ruleset, ThreeScoring, make_ruleset
 from ..settings import EnvSettings, next_game_rng
+from ..state import HAND_ENDINGS
 from . import kernels
 from .layout import (
-    COUNT,
     MAX_DECK,
     MAX_DRAWS,
     MAX_SCHEDULE,
     MAX_SEATS,
-    OUT,
-    PRESSURE,
     RULES,
     STATE,
-    TRUNCATED,
 )
 from .rng import export_state, import_state
 
-_ENDED_BY = {"": 0, "out": OUT, "count": COUNT, "pressure": PRESSURE, "truncated": TRUNCATED}
 _REFERENCE = "play it on the reference engine (crates_env.crates_v0.raw_env or crates_env.Game)"
 
 
@@ -197,7 +193,7 @@ class VectorGame:
         rec["suit"] = -1 if hs.suit is None else hs.suit
         rec["rank"] = -1 if hs.rank is None else hs.rank
         rec["free_play"], rec["hand_over"] = hs.free_play, hs.over
-        rec["ended_by"] = _ENDED_BY[hs.ended_by]
+        rec["ended_by"] = HAND_ENDINGS.index(hs.ended_by)
         rec["went_out"] = -1 if hs.went_out is None else hs.went_out
         rec["decisions"], rec["count"] = hs.decisions, hs.count
         rec["out_order"][: len(hs.out_order)] = hs.out_order

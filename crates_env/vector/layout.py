@@ -19,14 +19,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import NUM_KINDS
+from ..state import HAND_ENDINGS
 
 MAX_SEATS = 12  # craits seats up to twelve
 MAX_DECK = 112  # two packs and their Jokers
 MAX_SCHEDULE = 64  # deal sizes in one game's schedule
 MAX_DRAWS = MAX_SEATS  # (seat, cards) entries of one card function (a 5 hits everybody else)
 
-# ended_by
-OUT, COUNT, PRESSURE, TRUNCATED = 1, 2, 3, 4
+# ended_by: crates_env.state.HAND_ENDINGS's codes
+OUT, COUNT, PRESSURE, TRUNCATED = map(HAND_ENDINGS.index, ("out", "count", "pressure", "truncated"))
 
 _SEATS, _DECK = (MAX_SEATS,), (MAX_DECK,)
 
