@@ -62,7 +62,33 @@ def env(**kwargs) -> AECEnv:
         e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
     # No AssertOutOfBoundsWrapper: raw_env refuses any action outside the mask with a ValueError
     # that names the legal ones, where the wrapper's bare AssertionError names nothing.
-    return wrappers.OrderEnforcingWrapper(e)
+    return OrderEnforcing(e)
+
+
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order checks, with a reset that counts only once it has succeeded: its own
+    marks the env reset before trying, so a refused reset (a bad seed or option) then a step
+    ended in an AttributeError. Before a successful reset, ``step``, ``observe`` and ``state``
+    say what raw_env says ("call reset() before step()")."""
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self.env.reset(seed=seed, options=options)
+        self._has_reset = self._has_updated = True
+
+    def step(self, action: int | None) -> None:
+        if not self._has_reset:
+            self.unwrapped.step(action)  # raises raw_env's ValueError
+        super().step(action)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray] | None:
+        if not self._has_reset:
+            self.unwrapped.observe(agent)
+        return super().observe(agent)
+
+    def state(self) -> np.ndarray:
+        if not self._has_reset:
+            self.unwrapped.state()
+        return super().state()
 
 
 class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention

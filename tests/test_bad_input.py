@@ -197,6 +197,26 @@ def test_a_refused_reset_leaves_the_environment_as_it_was(seed, dealer, deck, wh
         assert env.game.hand(0) == twin.game.hand(0)
 
 
+@pytest.mark.parametrize("illegal", ["raise", "terminate"])
+@pytest.mark.parametrize(
+    ("seed", "options"),
+    [(1, {"dealer": 9}), (-1, None), ("7", None), (1, {"deck": ["ZZ"]}), (1, "dealer")],
+)
+def test_a_refused_first_reset_of_the_wrapped_env_leaves_it_unreset(illegal, seed, options):
+    """crates_v0.env(...) after a refused first reset says what raw_env says (PettingZoo's
+    order check used to count the reset as done, and step ended in an AttributeError)."""
+    env = crates_v0.env(illegal=illegal)
+    with pytest.raises(ValueError):
+        env.reset(seed=seed, options=options)
+    for call, what in ((lambda: env.step(0), "step"), (lambda: env.observe("player_0"), "observe")):
+        with pytest.raises(ValueError, match=rf"^call reset\(\) before {what}\(\)$"):
+            call()
+    with pytest.raises(ValueError, match=r"call reset\(\) before state\(\)"):
+        env.state()
+    env.reset(seed=1)  # a good reset plays on
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+
+
 @SETTINGS
 @given(action=ANYTHING, at=st.integers(min_value=0, max_value=40))
 def test_a_refused_action_changes_nothing_pending_rewards_included(action, at):
