@@ -57,8 +57,9 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
     # The cores the game workers leave free go to torch (PPO updates dominate the time).
     torch.set_num_threads(max(1, usable_cores() - config.workers))
     state = read_state(run_dir) if resume else {"snapshots": []}
-    kept = state["snapshots"][-config.opponents.max_snapshots :]
-    snapshots = [read_snapshot(run_dir, path) for path in kept]
+    # the pool's last max_snapshots (the list of a run saved before it was kept that short)
+    state["snapshots"] = state["snapshots"][-config.opponents.max_snapshots :]
+    snapshots = [read_snapshot(run_dir, path) for path in state["snapshots"]]
     shaping = pressure_shaping(config, state)
     vec = make_vec_env(config, shaping)
     try:
@@ -77,7 +78,9 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
         # 3. Learn, with periodic checks
         checks = CheckpointAndEvalCallback(config, state)
         callbacks = [
-            SelfPlayCallback(config.opponents.snapshot_every, run_dir, state),
+            SelfPlayCallback(
+                config.opponents.snapshot_every, config.opponents.max_snapshots, run_dir, state
+            ),
             GameStatsCallback(),
             checks,
         ]
@@ -247,11 +250,12 @@ def resume_model(config: TrainConfig, vec: SelfPlayVecEnv, snapshots: list[dict]
 
 # ---------------------------------------------------------------------- 3. learn, with checks
 class SelfPlayCallback(BaseCallback):
-    """Every ``every`` steps, freeze the learner into the opponent pool (and keep it on disk)."""
+    """Every ``every`` steps, freeze the learner into the opponent pool (and keep it on disk);
+    the pool keeps the last ``keep``, and so does the run's list of snapshot files."""
 
-    def __init__(self, every: int, run_dir: Path, state: dict) -> None:
+    def __init__(self, every: int, keep: int, run_dir: Path, state: dict) -> None:
         super().__init__()
-        self.every, self.run_dir, self.state = every, run_dir, state
+        self.every, self.keep, self.run_dir, self.state = every, keep, run_dir, state
 
     def _on_step(self) -> bool:
         if self.num_timesteps - self.state.get("last_snapshot", 0) >= self.every:
@@ -261,6 +265,7 @@ class SelfPlayCallback(BaseCallback):
             self.training_env.add_snapshot(weights)
             # Relative to the run: a run folder moved or copied elsewhere still resumes.
             self.state["snapshots"].append(str(path.relative_to(self.run_dir)))
+            del self.state["snapshots"][: -self.keep]  # their files go once the state says so
             self.state["last_snapshot"] = self.num_timesteps
         return True
 
@@ -338,13 +343,15 @@ class CheckpointAndEvalCallback(BaseCallback):
         self.state["last_checkpoint"] = self.num_timesteps
         self.state["num_timesteps"] = self.num_timesteps
         atomic_write(self.run_dir / STATE, json.dumps(self.state, indent=2))
+        remove_unlisted_snapshots(self.run_dir, self.state["snapshots"])
 
     def evaluate(self) -> None:
         self.save()
-        self.state["last_eval"] = self.num_timesteps
         score, _ = evaluate_against_baselines(
             self.config, self.run_dir / LATEST, self.config.eval.deals, self.logger
         )
+        # recorded once it is done: an evaluation cut short (Ctrl-C) is played again on --resume
+        self.state["last_eval"] = self.num_timesteps
         self.state.setdefault("evals", []).append({"step": self.num_timesteps, "score": score})
         if score > self.state.get("best_score", -float("inf")):
             self.state["best_score"] = score
@@ -366,3 +373,12 @@ def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
 # ---------------------------------------------------------------------- 4. save
 def atomic_save_model(model: MaskablePPO, path: Path) -> None:
     write_atomically(path, model.save)
+
+
+def remove_unlisted_snapshots(run_dir: Path, listed: list[str]) -> None:
+    """Delete the snapshot files the opponent pool no longer uses: those the state file on disk
+    does not list (a run resumes from that list, so a file goes only once it is off it)."""
+    keep = {run_dir / path for path in listed}
+    for path in (run_dir / "snapshots").glob("*.pt"):
+        if path not in keep:
+            path.unlink()

@@ -260,8 +260,6 @@ def _loop(config: TrainConfig, algo, state: dict) -> Path:
             if _snapshot_due(config, state):
                 _snapshot(algo, config, state)
             due = step - state["last_eval"] >= config.eval.every
-            if due:
-                state["last_eval"] = step
             if due or step - last_checkpoint >= config.checkpoint_every:
                 _save(algo, run_dir, state)
                 last_checkpoint = step
@@ -269,6 +267,9 @@ def _loop(config: TrainConfig, algo, state: dict) -> Path:
                 evaluate_against_baselines(
                     config, run_dir / POLICY, config.eval.deals, _Scalars(writer, step)
                 )
+                # recorded once it is done: a check cut short is played again on --resume
+                state["last_eval"] = step
+                atomic_write(run_dir / STATE, json.dumps(state))
         if last_checkpoint < state["steps"]:
             _save(algo, run_dir, state)
     finally:
