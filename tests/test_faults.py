@@ -4,13 +4,22 @@ did, and messages name what is wrong."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 import train.evaluation.baselines as baselines
 import train.ppo as ppo
+from train.cli import main
+from train.evaluation import EvalConfig, pooled_pairs, run
 from train.ppo import STATE, train
 
+from .test_cli_errors import fails
 from .test_train import tiny
 
 
@@ -55,4 +64,120 @@ def test_the_trainer_deletes_the_snapshot_files_its_pool_no_longer_uses(tmp_path
     assert len(resumed) == 2 and set(resumed).isdisjoint(state["snapshots"])
     assert sorted(str(p.relative_to(config.run_dir)) for p in config.run_dir.rglob("*.pt")) == (
         sorted(resumed)
+    )
+
+
+# --- evaluations ---------------------------------------------------------------------------------
+
+EVAL = ["eval", "--agents", "heuristic", "random", "--quiet", "--no-tensorboard"]
+SHORT = ["--rule", "deal_schedule=[2, 1]", "--workers", "1"]
+
+
+def test_ctrl_c_of_an_evaluation_writes_the_deals_played_as_a_partial_result(
+    tmp_path, monkeypatch, capsys
+):
+    """It used to exit at once and write nothing: an hour of a long check lost."""
+    import train.evaluation.tournament as tournament
+
+    real, played = tournament.play_game, []
+
+    def ctrl_c_at_the_eighth_game(task):
+        if len(played) == 7:
+            raise KeyboardInterrupt
+        played.append(task)
+        return real(task)
+
+    monkeypatch.setattr(tournament, "play_game", ctrl_c_at_the_eighth_game)
+    part = tmp_path / "part"
+    assert main([*EVAL, *SHORT, "--deals", "10", "--out", str(part)]) == 130
+    err = capsys.readouterr().err
+    # two lineups a deal: seven games are three deals played in both
+    assert f"interrupted after 3 of 10 deals: the partial result is in {part}" in err
+    report = json.loads((part / "report.json").read_text())
+    assert (report["partial_of"], report["config"]["deals"]) == (10, 3)
+    monkeypatch.setattr(tournament, "play_game", real)
+    assert main([*EVAL, *SHORT, "--deals", "3", "--out", str(tmp_path / "whole")]) == 0
+    deals = (part / "deals.csv").read_text()
+    assert deals == (tmp_path / "whole" / "deals.csv").read_text()  # the same three deals
+    assert main([*EVAL, *SHORT, "--deals", "2", "--seed", "9", "--out", str(tmp_path / "9")]) == 0
+    (pooled,) = pooled_pairs([part / "deals.csv", tmp_path / "9" / "deals.csv"])
+    assert pooled.deals == 5
+
+
+def test_ctrl_c_before_any_deal_is_played_writes_nothing(tmp_path, monkeypatch, capsys):
+    import train.evaluation.tournament as tournament
+
+    def ctrl_c(task):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tournament, "play_game", ctrl_c)
+    assert main([*EVAL, *SHORT, "--deals", "4", "--out", str(tmp_path / "none")]) == 130
+    assert "nothing written" in capsys.readouterr().err
+    assert not list((tmp_path / "none").iterdir())
+
+
+def test_messages_name_what_is_wrong(capsys):
+    err = fails(["train", "--config", "/dev/null"], capsys)
+    assert "config file /dev/null is not a regular file" in err  # it said "does not exist"
+    err = fails([*EVAL, "--seed", "-1"], capsys)
+    assert "seed must be an int >= 0, not -1" in err  # "expected non-negative integer"
+
+
+def _playing_ray_workers() -> list[int]:
+    """The Ray worker processes playing an evaluation's task (their title names it)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and b"ray::_play_chunk" in (proc / "cmdline").read_bytes():
+                pids.append(int(proc.name))
+        except OSError:
+            continue
+    return pids
+
+
+def _kill_a_playing_ray_worker(killed: list[int]) -> threading.Thread:
+    def kill() -> None:
+        deadline = time.time() + 300
+        while time.time() < deadline and not killed:
+            playing = _playing_ray_workers()
+            time.sleep(0.3)  # into its games (a task plays for seconds), not at their end
+            for pid in set(playing) & set(_playing_ray_workers()):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+                break
+
+    thread = threading.Thread(target=kill, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_ray_worker_killed_mid_run_is_retried_to_the_same_records(monkeypatch):
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    config = EvalConfig(("heuristic", "random"), deals=8, workers=1, seed=4)
+    local = run(config, progress=False)
+    killed: list[int] = []
+    killer = _kill_a_playing_ray_worker(killed)
+    on_ray = run(replace(config, workers=2, ray="local"), progress=False)
+    killer.join()
+    assert killed  # a task was cut short and played again from scratch
+    assert on_ray == local
+
+
+def test_a_ray_worker_that_dies_past_its_retries_stops_in_one_line(monkeypatch, tmp_path, capsys):
+    import train.evaluation.on_ray as on_ray
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setattr(on_ray, "RETRIES", 0)
+    monkeypatch.chdir(tmp_path)
+    killed: list[int] = []
+    killer = _kill_a_playing_ray_worker(killed)
+    with pytest.raises(SystemExit) as stop:
+        main([*EVAL, "--deals", "8", "--workers", "2", "--ray", "--out", "out"])
+    killer.join()
+    assert killed and stop.value.code == 2
+    err = capsys.readouterr().err  # Ray's own start-up lines, then ours
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == (
+        "crates eval: error: a Ray worker playing deals died (WorkerCrashedError), and so did "
+        "the 0 retries of its task: nothing written; play again, or without --ray"
     )

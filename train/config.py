@@ -235,8 +235,10 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Tr
         path = Path(path)
         if path.is_dir():
             raise ValueError(f"config file {path} is a folder; give a YAML file")
-        if not path.is_file():
+        if not path.exists():
             raise ValueError(f"config file {path} does not exist")
+        if not path.is_file():
+            raise ValueError(f"config file {path} is not a regular file; give a YAML file")
         loaded = read_yaml(path.read_text(), f"config file {path}") or {}
         if not isinstance(loaded, dict):
             raise ValueError(f"config file {path} must hold a mapping of keys to values")

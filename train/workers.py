@@ -22,6 +22,10 @@ from collections.abc import Iterator
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
+class WorkersFailed(RuntimeError):
+    """Worker processes failed past what retrying mends: the command stops with one line."""
+
+
 def usable_cores() -> int:
     """The cores this process may run on (``taskset`` or a container can give fewer than the
     machine has)."""

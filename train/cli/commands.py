@@ -8,7 +8,9 @@ Examples: ``crates train --config configs/default.yaml``,
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -127,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from train.workers import sigterm_as_ctrl_c
+    from train.workers import WorkersFailed, sigterm_as_ctrl_c
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -135,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with sigterm_as_ctrl_c():
             return commands[args.command](args)
-    except ValueError as exc:  # bad input: one clear line, nothing played
+    except (ValueError, WorkersFailed) as exc:  # bad input, dead workers: one clear line
         parser.exit(2, f"crates {args.command}: error: {exc}\n")
     except KeyboardInterrupt:
         return 130
@@ -144,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
 def run_eval(args: argparse.Namespace) -> int:
     from train.evaluation import (
         EvalConfig,
+        Interrupted,
         format_report,
         prepare_output,
         run,
@@ -166,7 +169,24 @@ def run_eval(args: argparse.Namespace) -> int:
     validate(config)
     out = args.out or Path("eval_out") / time.strftime("%Y%m%d-%H%M%S")
     prepare_output(out)
-    records = run(config, progress=not args.quiet)
+    try:
+        records = run(config, progress=not args.quiet)
+    except Interrupted as stop:  # Ctrl-C or kill: keep the deals played, say where
+        if not stop.deals:
+            print("\ninterrupted before a deal was played in every seat: nothing written",
+                  file=sys.stderr)  # fmt: skip
+            return 130
+        report = summarize(replace(config, deals=stop.deals), stop.records)
+        report.partial_of = config.deals
+        print(format_report(report))
+        write_outputs(report, out, tensorboard=not args.no_tensorboard)
+        print(
+            f"\ninterrupted after {stop.deals} of {config.deals} deals: the partial result is "
+            f"in {out} (report.json says partial_of {config.deals}); its deals.csv pools with "
+            "runs of other seeds (--seed) like any run's",
+            file=sys.stderr,
+        )
+        return 130
     report = summarize(config, records)
     print(format_report(report))
     paths = write_outputs(report, out, tensorboard=not args.no_tensorboard)

@@ -10,7 +10,7 @@ baselines (``baselines``).
 """
 
 from .baselines import evaluate_against_baselines, final_table
-from .games import EvalConfig, GameRecord, SeatRecord, lineups, play_game
+from .games import EvalConfig, GameRecord, Interrupted, SeatRecord, lineups, play_game
 from .report import format_report, pooled_pairs, prepare_output, read_deals, write_outputs
 from .stats import AgentSummary, PairComparison, Report, summarize
 from .tournament import run, validate
@@ -19,6 +19,7 @@ __all__ = [
     "AgentSummary",
     "EvalConfig",
     "GameRecord",
+    "Interrupted",
     "PairComparison",
     "Report",
     "SeatRecord",

@@ -70,6 +70,15 @@ class GameRecord:
     standing: list[float]
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) stopped an evaluation: ``records`` are the games of the deals
+    played in every lineup by then (the first ``deals`` deals), in order."""
+
+    def __init__(self, records: list[GameRecord], deals: int) -> None:
+        super().__init__()
+        self.records, self.deals = records, deals
+
+
 def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
     """Distinct cyclic seatings of the agents (seat -> agent index)."""
     seen: list[tuple[int, ...]] = []

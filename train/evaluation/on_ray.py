@@ -8,15 +8,21 @@ file system, or the package's own shipped network).
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .games import EvalConfig, GameRecord, init_player, play_game
+from train.workers import WorkersFailed
+
+from .games import EvalConfig, GameRecord, Interrupted, init_player, play_game
 
 CHUNK = 8  # games a task: enough to hide a task's overhead, few enough to spread over the CPUs
 LOCAL = "local"  # --ray without an address: RAY_ADDRESS's cluster if set, else a local Ray
+# A task whose worker process dies (killed, out of memory, a node lost) is played again from
+# scratch this many times: every game is seeded by itself, so the records are the same.
+RETRIES = 3
 
 
 def check_ray(address: str) -> Any:
@@ -55,17 +61,28 @@ def run_on_ray(config: EvalConfig, tasks: list[tuple], bar) -> list[GameRecord]:
         # A local Ray gets the evaluation's worker count as its CPUs; a cluster brings its own.
         cpus = config.workers if address is None and "RAY_ADDRESS" not in os.environ else None
         ray.init(address=address, num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    done: dict[Any, list[GameRecord]] = {}
+    refs: list[Any] = []
     try:
-        play = ray.remote(num_cpus=1)(_play_chunk)
+        play = ray.remote(num_cpus=1, max_retries=RETRIES)(_play_chunk)
         chunks = [tasks[i : i + CHUNK] for i in range(0, len(tasks), CHUNK)]
         refs = [play.remote(config, chunk, os.getcwd()) for chunk in chunks]
-        done: dict[Any, list[GameRecord]] = {}
         pending = list(refs)
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
-            done[ready[0]] = ray.get(ready[0])
+            try:
+                done[ready[0]] = ray.get(ready[0])
+            except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError) as exc:
+                raise WorkersFailed(
+                    f"a Ray worker playing deals died ({type(exc).__name__}), and so did "
+                    f"the {RETRIES} retries of its task: nothing written; play again, or "
+                    "without --ray"
+                ) from None
             bar.update(len(done[ready[0]]))
         return [record for ref in refs for record in done[ref]]
+    except KeyboardInterrupt:  # the tasks finished in order from the first, for a partial result
+        finished = list(itertools.takewhile(lambda ref: ref in done, refs))
+        raise Interrupted([record for ref in finished for record in done[ref]], 0) from None
     finally:
         if started:
             ray.shutdown()

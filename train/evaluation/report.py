@@ -34,8 +34,9 @@ def format_report(report: Report) -> str:
     wins = f"the {'highest' if sign > 0 else 'lowest'} score wins"
     if rules.game_end == "last_player":
         wins = "the last player left wins"
+    partial = "" if report.partial_of is None else f" (partial: of {report.partial_of})"
     lines = [
-        f"{cfg['preset']}, {cfg['num_players']} players, {cfg['deals']} deals "
+        f"{cfg['preset']}, {cfg['num_players']} players, {cfg['deals']} deals{partial} "
         f"(duplicate, seed {cfg['seed']}); {wins}",
         f"{'agent':<{NAME_WIDTH}} {'games':>6} {'win rate':>9} {'median':>8} {'points/game':>18} "
         f"{'no pressure':>11} {'pressures':>9} {'count cards':>11} {'rating':>7}",

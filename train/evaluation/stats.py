@@ -67,6 +67,9 @@ class Report:
     deals: list[int] = field(default_factory=list)
     deal_points: list[list[float]] = field(default_factory=list)
     deal_win_shares: list[list[float]] = field(default_factory=list)
+    # an interrupted run (Ctrl-C): the deals it was to play; ``config["deals"]`` says how many
+    # it played in every lineup, and they pool with other runs like any run's deals
+    partial_of: int | None = None
 
 
 def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:

@@ -9,7 +9,15 @@ import multiprocessing as mp
 from agents import Table, make_agent
 from train.config import rules_of
 
-from .games import EvalConfig, GameRecord, init_player, init_worker, lineups, play_game
+from .games import (
+    EvalConfig,
+    GameRecord,
+    Interrupted,
+    init_player,
+    init_worker,
+    lineups,
+    play_game,
+)
 from .on_ray import check_ray, run_on_ray
 
 
@@ -19,6 +27,8 @@ def validate(config: EvalConfig) -> Table:
         raise ValueError("name at least two agents to compare")
     if config.deals < 1:
         raise ValueError(f"deals must be at least 1, not {config.deals}")
+    if isinstance(config.seed, bool) or not isinstance(config.seed, int) or config.seed < 0:
+        raise ValueError(f"seed must be an int >= 0, not {config.seed!r}")
     if config.workers < 1:
         raise ValueError(f"workers must be at least 1, not {config.workers}")
     if config.ray is not None:
@@ -35,26 +45,32 @@ def validate(config: EvalConfig) -> Table:
 
 
 def run(config: EvalConfig, progress: bool = True) -> list[GameRecord]:
-    """Play every deal in every lineup; results come back in a fixed order."""
+    """Play every deal in every lineup; results come back in a fixed order. Stopped by Ctrl-C,
+    it raises :class:`Interrupted` with the deals played to the end."""
     validate(config)
     seatings = lineups(len(config.agents), config.num_players)
     tasks = [(d, i, lu) for d in range(config.deals) for i, lu in enumerate(seatings)]
     bar = _progress(len(tasks), progress)
-    if config.ray is not None:
-        records = run_on_ray(config, tasks, bar)
-    elif config.workers == 1:
-        init_player(config)
-        records = []
-        for task in tasks:
-            records.append(play_game(task))
-            bar.update()
-    else:
-        ctx = mp.get_context("spawn")  # clean workers: no torch or RNG state inherited
-        with ctx.Pool(config.workers, initializer=init_worker, initargs=(config,)) as pool:
-            records = []
-            for record in pool.imap(play_game, tasks, chunksize=8):
-                records.append(record)
+    records: list[GameRecord] = []
+    try:
+        if config.ray is not None:
+            records = run_on_ray(config, tasks, bar)
+        elif config.workers == 1:
+            init_player(config)
+            for task in tasks:
+                records.append(play_game(task))
                 bar.update()
+        else:
+            ctx = mp.get_context("spawn")  # clean workers: no torch or RNG state inherited
+            with ctx.Pool(config.workers, initializer=init_worker, initargs=(config,)) as pool:
+                for record in pool.imap(play_game, tasks, chunksize=8):
+                    records.append(record)
+                    bar.update()
+    except KeyboardInterrupt as stop:
+        bar.close()
+        played = stop.records if isinstance(stop, Interrupted) else records  # in task order
+        deals = len(played) // len(seatings)
+        raise Interrupted(played[: deals * len(seatings)], deals) from None
     bar.close()
     return records
 
