@@ -3,6 +3,12 @@ scripted agents as opponents; checkpoints resume; the learner's module plays in 
 RLlib is the optional extra `ray`, installed by the README's test command."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +20,8 @@ from train.config import load_config
 from train.rllib import check_supported, learner_env, rollout_size, seating
 
 from .test_cli_errors import fails
+
+ROOT = Path(__file__).resolve().parent.parent
 
 TINY = [
     "--backend",
@@ -98,7 +106,7 @@ def test_rllib_trains_resumes_and_its_policy_plays_in_eval(tmp_path, monkeypatch
     assert resumed and min(resumed) > first  # the curves go on from the checkpoint's step
     # a fresh start over an RLlib run is refused
     capsys.readouterr()
-    assert "already has a checkpoint (rllib)" in fails(["train", *TINY, *where], capsys)
+    assert "already has a checkpoint (rllib_state.json)" in fails(["train", *TINY, *where], capsys)
 
     # The learner's module is an agent: only legal moves, from any position
     env = raw_env(deal_schedule=[2, 1])
@@ -171,3 +179,62 @@ def test_the_reward_transform_applies_to_each_seats_reward_at_its_turn():
     assert [totals[a] for a in plain.env.possible_agents] == [
         -game.scores[game.rules.team_of(s)] for s in range(game.rules.num_players)
     ]
+
+
+def _train_until(command: list[str], run, steps_past: int, err) -> subprocess.Popen:
+    """``crates train`` in a session of its own (its Ray processes too), once its state file
+    on disk has gone past ``steps_past`` steps."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "train.cli", *command],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=err,
+        start_new_session=True,
+    )
+    deadline = time.time() + 300
+    while time.time() < deadline and process.poll() is None:
+        if _steps(run) > steps_past:
+            return process
+        time.sleep(0.2)
+    raise AssertionError(f"no checkpoint past step {steps_past}: {process.poll()}")
+
+
+def _steps(run) -> int:
+    try:
+        return json.loads((run / "rllib_state.json").read_text())["steps"]
+    except (OSError, ValueError):
+        return 0
+
+
+def test_rllib_runs_stopped_by_sigterm_sigkill_or_ctrl_c_resume_from_their_checkpoint(tmp_path):
+    """SIGTERM and Ctrl-C save first and say where; SIGKILL (even mid-save) loses nothing past
+    the last checkpoint: each --resume goes on from the step the state file names."""
+    run = tmp_path / "rl"
+    command = ["train", *TINY, "--set", f"runs_dir={tmp_path}", "--set", "run_name=rl"]
+    command += ["--set", "total_steps=100000", "--set", "checkpoint_every=60"]
+    command += ["--set", "eval.every=1000000"]
+    log = tmp_path / "err"
+    for stop, resume in ((signal.SIGTERM, []), (signal.SIGKILL, ["--resume"])):
+        with log.open("w") as err:
+            process = _train_until([*command, *resume], run, _steps(run), err)
+            before = _steps(run)
+            # `kill` signals the command; SIGKILL of its session takes Ray's processes too
+            (os.kill if stop == signal.SIGTERM else os.killpg)(process.pid, stop)
+            assert process.wait(timeout=120) == (130 if stop == signal.SIGTERM else -stop)
+        state = json.loads((run / "rllib_state.json").read_text())
+        assert state["steps"] >= before
+        assert (run / "rllib" / state["checkpoint"]).is_dir()
+        if stop == signal.SIGTERM:
+            assert [p.name for p in (run / "rllib").iterdir()] == [state["checkpoint"]]
+            text = log.read_text()
+            assert f"interrupted at step {state['steps']:,}: checkpoint written to" in text
+            assert "Traceback" not in text
+    killed_at = _steps(run)
+    with log.open("w") as err:  # Ctrl-C reaches the whole session, as from a terminal
+        process = _train_until([*command, "--resume"], run, killed_at, err)
+        os.killpg(process.pid, signal.SIGINT)
+        assert process.wait(timeout=120) == 130
+    assert _steps(run) > killed_at  # it went on from the SIGKILLed run's checkpoint
+    assert "checkpoint written to" in log.read_text()
+    state = json.loads((run / "rllib_state.json").read_text())
+    assert [p.name for p in (run / "rllib").iterdir()] == [state["checkpoint"]]  # no leftovers

@@ -7,6 +7,7 @@ type stops at once with a message naming it and the valid keys.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,6 +138,12 @@ class TrainConfig:
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def save(self) -> None:
+        """The run's config.json (what ``crates curves`` reads the table from)."""
+        from train.files import atomic_write
+
+        atomic_write(self.run_dir / "config.json", json.dumps(self.as_dict(), indent=2))
 
 
 def check_run_folder(checkpoint: Path, resume: bool) -> None:

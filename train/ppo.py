@@ -67,7 +67,7 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
         # 2. Warm start
         if not resume and config.warm_start.teacher:
             state["warm_start"] = warm_start(model.policy, config, shaping)
-        atomic_write(run_dir / "config.json", json.dumps(config.as_dict(), indent=2))
+        config.save()
         remaining = config.total_steps - model.num_timesteps
         if remaining <= 0:
             print(

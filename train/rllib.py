@@ -10,8 +10,10 @@ the AEC environment through RLlib's ``PettingZooEnv``.
   call our agents on the same dicts.
 - TensorBoard gets the SB3 path's names (``game/...``, ``game_vs_<opponent>/...``,
   ``eval/vs_<baseline>/...``, ``train/steps_per_second``) in ``<run_dir>/tb/rllib``;
-  ``<run_dir>/rllib`` holds the algorithm's checkpoint (``--resume`` continues it),
-  ``<run_dir>/rllib_policy`` the learner's module alone, an agent for ``crates eval``.
+  ``<run_dir>/rllib/step_<n>`` holds the algorithm's checkpoint (``--resume`` continues it),
+  ``<run_dir>/rllib_policy`` the learner's module alone, an agent for ``crates eval``;
+  ``rllib_state.json`` names the checkpoint and is written last, so a run killed at any moment
+  (even mid-save) resumes from its last checkpoint; Ctrl-C and SIGTERM save first.
 - The warm start and the reward transform work as on the SB3 path.
 - Steps count the learner's decisions, as SB3's timesteps do.
 
@@ -22,6 +24,8 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
+import sys
 import time
 import zlib
 from collections.abc import Sequence
@@ -38,6 +42,7 @@ from train.files import atomic_write
 from train.imitation import warm_start
 from train.metrics import game_summary_of, game_values
 from train.selfplay import LearnerSpec, learner_seats, opponent_odds
+from train.workers import init_ray
 
 LEARNER = "learner"
 ENV_NAME = "crates_aec"
@@ -216,18 +221,20 @@ def train_rllib(config: TrainConfig, resume: bool = False, address: str | None =
             "--backend rllib needs Ray RLlib, an optional extra: pip install 'crates-rl[ray]'"
         ) from None
     run_dir = config.run_dir
-    check_run_folder(run_dir / ALGORITHM, resume)
+    check_run_folder(run_dir / STATE, resume)
     run_dir.mkdir(parents=True, exist_ok=True)
+    config.save()
     started = not ray.is_initialized()
     if started:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        init_ray(address=address, include_dashboard=False, log_to_driver=False)
     try:
         algo = ppo_config(config).build_algo()
         if resume:
             state = json.loads((run_dir / STATE).read_text())
             for name in state["snapshots"]:  # their modules first, then every module's weights
                 _add_module(algo, config, name, state["snapshots"])
-            algo.restore_from_path(str((run_dir / ALGORITHM).resolve()))
+            checkpoint = run_dir / ALGORITHM / state.get("checkpoint", "")
+            algo.restore_from_path(str(checkpoint.resolve()))
         else:
             state = {"steps": 0, "last_eval": 0, "last_snapshot": 0, "snapshots": []}
             if config.warm_start.teacher:
@@ -243,39 +250,54 @@ def _loop(config: TrainConfig, algo, state: dict) -> Path:
 
     run_dir = config.run_dir
     writer = SummaryWriter(str(run_dir / "tb" / "rllib"))
-    last_checkpoint = state["steps"]
     try:
-        while state["steps"] < config.total_steps:
-            start = time.perf_counter()
-            result = algo.train()
-            runners = result.get("env_runners", {})  # none when a round's sampling timed out
-            learned = int(runners.get("num_module_steps_sampled", {}).get(LEARNER, 0))
-            state["steps"] += learned
-            step = state["steps"]
-            sums, counts = runners.get(GAME_SUMS, {}), runners.get(GAME_COUNTS, {})
-            scalars = {key: sums[key] / counts[key] for key in sums if counts.get(key)}
-            scalars["train/steps_per_second"] = learned / (time.perf_counter() - start)
-            for key, value in scalars.items():
-                writer.add_scalar(key, value, step)
-            if _snapshot_due(config, state):
-                _snapshot(algo, config, state)
-            due = step - state["last_eval"] >= config.eval.every
-            if due or step - last_checkpoint >= config.checkpoint_every:
-                _save(algo, run_dir, state)
-                last_checkpoint = step
-            if due:  # the SB3 path's checks against the baselines, on the module just saved
-                evaluate_against_baselines(
-                    config, run_dir / POLICY, config.eval.deals, _Scalars(writer, step)
-                )
-                # recorded once it is done: a check cut short is played again on --resume
-                state["last_eval"] = step
-                atomic_write(run_dir / STATE, json.dumps(state))
-        if last_checkpoint < state["steps"]:
-            _save(algo, run_dir, state)
+        _train(config, algo, state, writer)
+    except KeyboardInterrupt:  # Ctrl-C or kill: keep what was learned, say where
+        _save(algo, run_dir, state)
+        print(
+            f"\ninterrupted at step {state['steps']:,}: checkpoint written to "
+            f"{run_dir / ALGORITHM / state['checkpoint']}; continue with crates train "
+            "--backend rllib --resume (same config)",
+            file=sys.stderr,
+        )
+        raise
     finally:
         writer.close()
         algo.stop()
     return run_dir / POLICY
+
+
+def _train(config: TrainConfig, algo, state: dict, writer) -> None:
+    """Train up to ``total_steps``: checkpoints, snapshots and the checks on the way."""
+    run_dir = config.run_dir
+    last_checkpoint = state["steps"]
+    while state["steps"] < config.total_steps:
+        start = time.perf_counter()
+        result = algo.train()
+        runners = result.get("env_runners", {})  # none when a round's sampling timed out
+        learned = int(runners.get("num_module_steps_sampled", {}).get(LEARNER, 0))
+        state["steps"] += learned
+        step = state["steps"]
+        sums, counts = runners.get(GAME_SUMS, {}), runners.get(GAME_COUNTS, {})
+        scalars = {key: sums[key] / counts[key] for key in sums if counts.get(key)}
+        scalars["train/steps_per_second"] = learned / (time.perf_counter() - start)
+        for key, value in scalars.items():
+            writer.add_scalar(key, value, step)
+        if _snapshot_due(config, state):
+            _snapshot(algo, config, state)
+        due = step - state["last_eval"] >= config.eval.every
+        if due or step - last_checkpoint >= config.checkpoint_every:
+            _save(algo, run_dir, state)
+            last_checkpoint = step
+        if due:  # the SB3 path's checks against the baselines, on the module just saved
+            evaluate_against_baselines(
+                config, run_dir / POLICY, config.eval.deals, _Scalars(writer, step)
+            )
+            # recorded once it is done: a check cut short is played again on --resume
+            state["last_eval"] = step
+            atomic_write(run_dir / STATE, json.dumps(state))
+    if last_checkpoint < state["steps"]:
+        _save(algo, run_dir, state)
 
 
 def _warm_start(algo, config: TrainConfig) -> dict:
@@ -341,8 +363,35 @@ class _Scalars:
 
 
 def _save(algo, run_dir: Path, state: dict) -> None:
-    """The algorithm (to resume), the learner's module (to play), then the step count: a run
-    interrupted mid-save resumes from the previous checkpoint's count."""
-    algo.save_to_path(str((run_dir / ALGORITHM).resolve()))
-    algo.get_module(LEARNER).save_to_path(str((run_dir / POLICY).resolve()))
+    """The algorithm (to resume) into a folder of its own, the learner's module (to play),
+    then the state file that names that folder; the previous checkpoint's folder goes only
+    after that, so a run killed at any moment, mid-save included, resumes from the last
+    checkpoint the state file names."""
+    name = f"step_{state['steps']}"
+    target = run_dir / ALGORITHM / name
+    if target.exists():  # a save of this step cut short
+        shutil.rmtree(target)
+    algo.save_to_path(str(target.resolve()))
+    _replace_folder(run_dir / POLICY, algo.get_module(LEARNER).save_to_path)
+    state["checkpoint"] = name
     atomic_write(run_dir / STATE, json.dumps(state))
+    for old in (run_dir / ALGORITHM).iterdir():
+        if old.name == name:
+            continue
+        if old.is_dir():
+            shutil.rmtree(old)
+        else:  # the files of a run saved before checkpoints had folders of their own
+            old.unlink()
+
+
+def _replace_folder(path: Path, write) -> None:
+    """``write(folder)`` into a new folder beside ``path``, then swap it in for ``path``."""
+    new, old = path.with_name(path.name + ".new"), path.with_name(path.name + ".old")
+    for leftover in (new, old):
+        if leftover.exists():
+            shutil.rmtree(leftover)
+    write(str(new.resolve()))
+    if path.exists():
+        path.rename(old)
+    new.rename(path)
+    shutil.rmtree(old, ignore_errors=True)

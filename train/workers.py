@@ -65,3 +65,14 @@ def sigterm_as_ctrl_c() -> Iterator[None]:
 
 def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
+
+
+def init_ray(**kwargs) -> None:
+    """``ray.init(**kwargs)``, keeping this process's SIGTERM handler: Ray installs its own,
+    which aborts the process with a stack dump, where the command's saves and says so."""
+    import ray
+
+    handler = signal.getsignal(signal.SIGTERM)
+    ray.init(**kwargs)
+    if handler is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, handler)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from train.workers import WorkersFailed
+from train.workers import WorkersFailed, init_ray
 
 from .games import EvalConfig, GameRecord, Interrupted, init_player, play_game
 
@@ -60,7 +60,7 @@ def run_on_ray(config: EvalConfig, tasks: list[tuple], bar) -> list[GameRecord]:
         address = None if config.ray == LOCAL else config.ray
         # A local Ray gets the evaluation's worker count as its CPUs; a cluster brings its own.
         cpus = config.workers if address is None and "RAY_ADDRESS" not in os.environ else None
-        ray.init(address=address, num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+        init_ray(address=address, num_cpus=cpus, include_dashboard=False, log_to_driver=False)
     done: dict[Any, list[GameRecord]] = {}
     refs: list[Any] = []
     try:
