@@ -12,7 +12,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from agents import HeuristicAgent, Table, make_agent
 from crates_env.env import raw_env
 from train.config import load_config
-from train.imitation import Collection, _heads, _with_returns, clone, collect
+from train.imitation import Collection, _with_returns, clone, collect, policy_heads
 from train.ppo import BEST, STATE, train
 from train.selfplay import LearnerSpec, observation_space_of
 
@@ -161,7 +161,7 @@ def _action_space():
 def _agreement(policy, demos) -> float:
     """How often the policy's likeliest legal move is the teacher's, where there was a choice."""
     with torch.no_grad():
-        logits, _ = _heads(policy, torch.as_tensor(demos.observations))
+        logits, _ = policy_heads(policy, torch.as_tensor(demos.observations))
     logits = logits.masked_fill(~torch.as_tensor(demos.masks), -1e9)
     choice = demos.masks.sum(1) > 1
     return float((logits.argmax(1).numpy() == demos.actions)[choice].mean())

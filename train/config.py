@@ -76,6 +76,32 @@ class WarmStartConfig:
 
 
 @dataclass
+class ExpertConfig:
+    """Expert iteration (train/expert.py): rounds in which a search labels positions of its own
+    games and the network learns its choices; ``rounds: 0`` trains by warm start and PPO."""
+
+    rounds: int = 0
+    base: str = "heuristic"  # the first round's search base; each later round's is the network
+    samples: int = 16  # the search's re-deals per move
+    stock_max: int = 10  # it searches from this stock size down
+    z: float = 1.0  # it leaves its base's move for a gain this many standard errors (and the
+    #                 network learns that choice)
+    opponent: str = "heuristic"  # who the searching side plays in the labelled games
+    chunks: int = 100  # label chunks per round (each a file of games_per_chunk games)
+    games_per_chunk: int = 16
+    workers: int = 2  # labelling processes
+    # Where each round's label chunks go (<labels>/round_<r>); "" keeps them in the run folder.
+    # A shared folder lets runs, or a split labelling run (crates label), pool them.
+    labels: str = ""
+    pool: bool = True  # a round learns from every round's labels so far, not only its own
+    holdout: float = 0.05  # share of the labelled games kept back to measure agreement
+    epochs: int = 10
+    batch_size: int = 4096
+    learning_rate: float = 1e-3
+    ppo_steps: int = 0  # PPO self-play steps after each round's distillation (0: none)
+
+
+@dataclass
 class TrainConfig:
     run_name: str = "default"
     runs_dir: str = "runs"
@@ -116,6 +142,10 @@ class TrainConfig:
     opponents: OpponentConfig = field(default_factory=OpponentConfig)
     eval: BaselineChecks = field(default_factory=BaselineChecks)
     warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
+    expert: ExpertConfig = field(default_factory=ExpertConfig)
+    # A MaskablePPO checkpoint whose weights start a new run (instead of a fresh network and
+    # its warm start); expert iteration's PPO refinement starts from each round's network.
+    init: str = ""
 
     @property
     def run_dir(self) -> Path:
@@ -224,6 +254,18 @@ RANGES: dict[str, Range] = {
     "warm_start.search_samples": COUNT,
     "warm_start.search_stock_max": SOME,
     "warm_start.search_z": SOME,
+    "expert.rounds": SOME,
+    "expert.samples": COUNT,
+    "expert.stock_max": SOME,
+    "expert.z": SOME,
+    "expert.chunks": COUNT,
+    "expert.games_per_chunk": COUNT,
+    "expert.workers": COUNT,
+    "expert.holdout": Range(0, 0.5),
+    "expert.epochs": COUNT,
+    "expert.batch_size": COUNT,
+    "expert.learning_rate": POSITIVE,
+    "expert.ppo_steps": SOME,
 }
 
 
@@ -379,6 +421,40 @@ def _check_values(c: TrainConfig) -> None:
         raise ValueError(
             f"warm_start.opponent names {c.warm_start.opponent!r}; valid: {', '.join(AGENT_NAMES)}"
         )
+    if c.init and c.init != "shipped" and not Path(c.init).is_file():
+        raise ValueError(f"init must be shipped or a MaskablePPO checkpoint file, not {c.init!r}")
+    if c.init and c.warm_start.teacher:
+        raise ValueError("init and warm_start.teacher both start the network: give one of them")
+    _check_expert(c)
     for name in c.eval.baselines:
         if name not in AGENT_NAMES:
             raise ValueError(f"eval.baselines names {name!r}; valid: {', '.join(AGENT_NAMES)}")
+
+
+def _check_expert(c: TrainConfig) -> None:
+    ex = c.expert
+    if not ex.rounds:
+        return
+    from agents import AGENT_NAMES
+
+    if ex.opponent not in AGENT_NAMES:
+        raise ValueError(f"expert.opponent names {ex.opponent!r}; valid: {', '.join(AGENT_NAMES)}")
+    if ex.base not in ("heuristic", "shipped") and not Path(ex.base).is_file():
+        raise ValueError(
+            f"expert.base must be heuristic, shipped or a MaskablePPO checkpoint file, not "
+            f"{ex.base!r}"
+        )
+    if ex.z > 0 and ex.samples < 2:
+        raise ValueError("expert.z > 0 needs expert.samples >= 2 (a standard error of the gain)")
+    if c.reward_transform != "none":
+        raise ValueError(
+            "expert iteration needs reward_transform: none (the labels' returns are the "
+            "environment's rewards)"
+        )
+    if c.privileged_critic or c.pressure_shaping:
+        raise ValueError(
+            "expert iteration does not take privileged_critic or pressure_shaping (the labels "
+            "hold the public observation and the environment's rewards)"
+        )
+    if c.init:
+        raise ValueError("init starts a plain PPO run; expert iteration makes its own networks")

@@ -248,7 +248,7 @@ def clone(
     """Fit the actor to the teacher's moves and the critic to the returns, in place.
     ``heads(policy, observations)`` gives the action logits and state values (default: an SB3
     MaskablePPO policy's; the RLlib backend passes its module's)."""
-    heads = heads or _heads
+    heads = heads or policy_heads
     x = torch.as_tensor(demos.observations)
     legal = torch.as_tensor(demos.masks)
     y = torch.as_tensor(demos.actions)
@@ -281,7 +281,7 @@ def clone(
     )
 
 
-def _heads(policy: torch.nn.Module, obs: torch.Tensor):
+def policy_heads(policy: torch.nn.Module, obs: torch.Tensor):
     """Action logits and state values of an SB3 MaskablePPO policy, through the same layers
     PPO uses."""
     features = policy.extract_features(obs)

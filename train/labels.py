@@ -27,13 +27,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 
 from agents import SearchAgent, Table, make_agent, search_settings
 from agents.search import Verdict
+from agents.shipped import SHIPPED, shipped_network
 from crates_env.actions import NUM_ACTIONS
 from crates_env.env import raw_env
 from train.files import load_arrays, save_arrays
-from train.workers import serve_parent
+from train.workers import serve_parent, torch_threads
 
 CHUNK = "chunk_{:05d}.npz"
 
@@ -55,9 +57,12 @@ class LabelPlan:
     def settings(self) -> dict[str, Any]:
         """What the labels depend on, for the chunk files (a base network by its contents)."""
         settings = json.loads(json.dumps(asdict(self), sort_keys=True))
-        base = search_settings(self.search.partition(":")[2]).get("base")
-        if isinstance(base, str) and base.endswith(".zip"):
-            settings["base_sha256"] = hashlib.sha256(Path(base).read_bytes()).hexdigest()
+        base = search_settings(self.search.partition(":")[2]).get("base", "heuristic")
+        if base != "heuristic":
+            path = shipped_network() if base == SHIPPED else Path(str(base))
+            if not path.is_file():
+                raise ValueError(f"the search's base network {path} does not exist")
+            settings["base_sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
         return settings
 
 
@@ -268,9 +273,7 @@ def _label_and_save(job: tuple[LabelPlan, int, Path, dict]) -> int:
 def _init_labeller() -> None:
     serve_parent()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    import torch
-
-    torch.set_num_threads(1)
+    torch.set_num_threads(1)  # a search's batches are small: see torch_threads
 
 
 def label(plan: LabelPlan, folder: Path, chunks: Iterable[int], workers: int = 1) -> Iterator[int]:
@@ -280,8 +283,9 @@ def label(plan: LabelPlan, folder: Path, chunks: Iterable[int], workers: int = 1
     folder.mkdir(parents=True, exist_ok=True)
     jobs = [(plan, i, folder, settings) for i in pending(folder, chunks)]
     if workers <= 1:
-        for job in jobs:
-            yield _label_and_save(job)
+        with torch_threads(1):
+            for job in jobs:
+                yield _label_and_save(job)
         return
     ctx = mp.get_context("spawn")
     with ctx.Pool(workers, initializer=_init_labeller) as pool:

@@ -34,6 +34,7 @@ from stable_baselines3.common.logger import HParam
 
 from agents.networks import PrivilegedCriticPolicy
 from agents.policy import first_line, load_model
+from agents.shipped import SHIPPED, shipped_network
 from crates_env.actions import NUM_ACTIONS
 from train.config import TrainConfig, check_run_folder
 from train.evaluation import evaluate_against_baselines
@@ -224,9 +225,10 @@ def make_policy(observation_space, action_space, config: TrainConfig) -> Maskabl
 
 
 def new_model(config: TrainConfig, vec: SelfPlayVecEnv) -> MaskablePPO:
-    """A fresh MaskablePPO on the run's games, writing TensorBoard into the run folder."""
+    """A fresh MaskablePPO on the run's games, writing TensorBoard into the run folder; its
+    weights those of ``config.init`` when it names a checkpoint."""
     policy_class, policy_kwargs = policy_spec(config)
-    return MaskablePPO(
+    model = MaskablePPO(
         policy_class,
         vec,
         policy_kwargs=policy_kwargs,
@@ -236,6 +238,20 @@ def new_model(config: TrainConfig, vec: SelfPlayVecEnv) -> MaskablePPO:
         verbose=0,
         **vars(config.ppo),
     )
+    if config.init:
+        start = checkpoint_of(config.init)
+        try:
+            model.policy.load_state_dict(load_model(start).policy.state_dict())
+        except RuntimeError:  # torch: the layers do not match
+            raise ValueError(
+                f"init {start} is not a network of this run's shape (net_arch {config.net_arch})"
+            ) from None
+    return model
+
+
+def checkpoint_of(spec: str) -> Path:
+    """A checkpoint named in a config: ``shipped`` (the network the package ships) or a path."""
+    return shipped_network() if spec == SHIPPED else Path(spec)
 
 
 def resume_model(config: TrainConfig, vec: SelfPlayVecEnv, snapshots: list[dict]) -> MaskablePPO:

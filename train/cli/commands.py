@@ -110,6 +110,21 @@ def build_parser() -> argparse.ArgumentParser:
         "local Ray)",
     )
 
+    la = sub.add_parser(
+        "label",
+        help="label a share of an expert iteration round (chunks of searched games to pool)",
+    )
+    la.add_argument("--config", type=Path, required=True, help="the run's YAML config")
+    la.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    la.add_argument("--round", type=int, default=1, help="the round to label (default: 1)")
+    la.add_argument(
+        "--chunks",
+        default=None,
+        metavar="FIRST:STOP",
+        help="the chunks to label, e.g. 0:50 (default: the round's expert.chunks)",
+    )
+    la.add_argument("--workers", type=int, default=None, help="processes (default: expert.workers)")
+
     pl = sub.add_parser("play", help="take a seat in the terminal against agents")
     pl.add_argument("--seat", type=int, default=0, help="your seat (default: 0)")
     pl.add_argument(
@@ -133,7 +148,13 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    commands = {"eval": run_eval, "train": run_train, "curves": run_curves, "play": run_play}
+    commands = {
+        "eval": run_eval,
+        "train": run_train,
+        "label": run_label,
+        "curves": run_curves,
+        "play": run_play,
+    }
     try:
         with sigterm_as_ctrl_c():
             return commands[args.command](args)
@@ -204,6 +225,16 @@ def run_train(args: argparse.Namespace) -> int:
     config = load_config(path, args.set)
     if args.address is not None and args.backend != "rllib":
         raise ValueError("--address is for --backend rllib (a Ray cluster)")
+    if config.expert.rounds:
+        if args.backend != "sb3":
+            raise ValueError("expert iteration (expert.rounds > 0) trains on --backend sb3")
+        from train.expert import train_expert
+
+        print(f"expert iteration {config.run_dir}: {config.expert.rounds} round(s)")
+        checkpoint = train_expert(config, resume=args.resume)
+        print(f"checkpoint: {checkpoint}")
+        print(final_table(config, checkpoint))
+        return 0
     print(f"training run {config.run_dir} ({config.total_steps:,} steps, {config.num_envs} games)")
     if args.backend == "rllib":
         from train.rllib import train_rllib
@@ -214,6 +245,35 @@ def run_train(args: argparse.Namespace) -> int:
     print(f"checkpoint: {checkpoint}")
     print(final_table(config, checkpoint))
     return 0
+
+
+def run_label(args: argparse.Namespace) -> int:
+    from train.config import load_config
+    from train.expert import label_round, labels_folder
+
+    config = load_config(args.config, args.set)
+    if not 1 <= args.round <= max(1, config.expert.rounds):
+        raise ValueError(f"--round must be from 1 to expert.rounds ({config.expert.rounds})")
+    chunks = parse_chunks(args.chunks, config.expert.chunks)
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, not {args.workers}")
+    rows = sum(label_round(config, args.round, chunks=chunks, workers=args.workers))
+    print(f"labelled {rows:,} positions into {labels_folder(config, args.round)}")
+    return 0
+
+
+def parse_chunks(text: str | None, default: int) -> range:
+    """``"10:20"`` -> chunks 10 to 19; None -> all ``default`` chunks of a round."""
+    if text is None:
+        return range(default)
+    first, colon, stop = text.partition(":")
+    try:
+        chunks = range(int(first), int(stop))
+    except ValueError:
+        chunks = None
+    if not colon or chunks is None or chunks.start < 0 or not chunks:
+        raise ValueError(f"--chunks takes FIRST:STOP with 0 <= FIRST < STOP, not {text!r}")
+    return chunks
 
 
 def run_play(args: argparse.Namespace) -> int:

@@ -1,0 +1,175 @@
+"""Expert iteration (train/expert.py): rounds of labels, distillation, refinement and checks,
+end to end on a tiny budget; resume; the split labelling command; the refusals."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from agents.policy import load_model
+from train.cli import main
+from train.config import load_config
+from train.expert import STATE, label_plan, labels_folder, train_expert
+from train.labels import Labels, chunk_path
+from train.ppo import make_vec_env, new_model
+
+torch.set_num_threads(1)
+
+# One hand of three cards; the search looks at every choice with two re-deals.
+TINY = [
+    "num_envs=2",
+    "net_arch=[16]",
+    "progress_bar=false",
+    "rules={deal_schedule: [3]}",
+    "expert.rounds=2",
+    "expert.samples=2",
+    "expert.stock_max=60",
+    "expert.chunks=2",
+    "expert.games_per_chunk=2",
+    "expert.workers=1",
+    "expert.epochs=2",
+    "expert.batch_size=64",
+    "eval.deals=2",
+    "eval.baselines=[random]",
+    "eval.final_deals=2",
+]
+
+
+@pytest.fixture(autouse=True)
+def _checks_in_process(monkeypatch):
+    """The rounds' checks play their few games here rather than in worker processes."""
+    monkeypatch.setattr("train.evaluation.baselines.usable_cores", lambda: 1)
+
+
+def tiny(tmp_path, *more: str):
+    return load_config(
+        "configs/crates_4p_expert.yaml",
+        [*TINY, f"runs_dir={tmp_path}", f"expert.labels={tmp_path / 'labels'}", *more],
+    )
+
+
+def test_two_rounds_label_distil_check_and_hand_on_the_network(tmp_path):
+    config = tiny(tmp_path)
+    latest = train_expert(config)
+    run = config.run_dir
+    rounds = json.loads((run / STATE).read_text())["rounds"]
+    assert [d["round"] for d in rounds] == [1, 2]
+    first, second = run / "round_1" / "network.zip", run / "round_2" / "network.zip"
+    assert rounds[0]["base"] == "heuristic" and rounds[1]["base"] == str(first)
+    assert rounds[1]["network"] == str(second)
+    assert latest.read_bytes() == second.read_bytes()
+    for d in rounds:  # each round: its labels, the agreement measured, a standing checked
+        assert d["new_rows"] > 0 and 0 <= d["agreement"] <= 1 and -1 <= d["score"] <= 1
+    # round 2 searched over round 1's network and learned from both rounds' labels
+    assert "base=" + str(first) in label_plan(config, 2).search
+    assert rounds[1]["positions"] == rounds[0]["positions"] + rounds[1]["new_rows"]
+    for r in (1, 2):
+        assert all(chunk_path(labels_folder(config, r), i).is_file() for i in range(2))
+    events = list((run / "tb" / "expert").glob("events.out.tfevents.*"))
+    assert events and b"expert/agreement" in events[0].read_bytes()
+    assert b"eval/vs_random/win_rate" in events[0].read_bytes()
+
+
+def test_a_resumed_run_keeps_its_rounds_and_labels_only_what_is_missing(tmp_path):
+    one = tiny(tmp_path, "expert.rounds=1")
+    train_expert(one)
+    network = one.run_dir / "round_1" / "network.zip"
+    stamp = network.stat().st_mtime_ns
+    folder = labels_folder(one, 1)
+    kept = Labels.load(chunk_path(folder, 0))
+    chunk_path(folder, 1).unlink()  # as if a share of round 1 were lost: only it is relabelled
+    with pytest.raises(ValueError, match="already has"):
+        train_expert(one)  # a fresh run never writes over one
+    train_expert(tiny(tmp_path, "expert.rounds=2"), resume=True)
+    assert network.stat().st_mtime_ns == stamp  # round 1 is not made again
+    assert not chunk_path(folder, 1).exists()  # nor labelled again
+    assert np.array_equal(Labels.load(chunk_path(folder, 0)).observations, kept.observations)
+    rounds = json.loads((one.run_dir / STATE).read_text())["rounds"]
+    assert [d["round"] for d in rounds] == [1, 2]
+
+
+def test_ppo_refines_each_round_from_its_distilled_network(tmp_path):
+    config = tiny(tmp_path, "expert.rounds=1", "expert.ppo_steps=32", "ppo.n_steps=16",
+                  "ppo.batch_size=32", "ppo.n_epochs=1", "eval.every=1000000")  # fmt: skip
+    latest = train_expert(config)
+    ppo_run = config.run_dir / "round_1" / "ppo"
+    state = json.loads((ppo_run / "state.json").read_text())
+    assert state["num_timesteps"] >= 32
+    assert json.loads((config.run_dir / STATE).read_text())["rounds"][0]["network"] == str(
+        ppo_run / "latest.zip"
+    )
+    assert latest.read_bytes() == (ppo_run / "latest.zip").read_bytes()
+
+
+def test_init_starts_a_run_from_a_checkpoints_weights(tmp_path):
+    config = tiny(tmp_path, "expert.rounds=1")
+    network = train_expert(config)
+    plain = load_config(
+        "configs/default.yaml",
+        ["net_arch=[16]", "num_envs=2", 'warm_start.teacher=""', f"init={network}"],
+    )
+    vec = make_vec_env(plain)
+    try:
+        model = new_model(plain, vec)
+    finally:
+        vec.close()
+    saved = load_model(network).policy.state_dict()
+    for name, value in model.policy.state_dict().items():
+        assert torch.equal(value, saved[name]), name
+    wide = load_config("configs/default.yaml", ['warm_start.teacher=""', f"init={network}"])
+    vec = make_vec_env(wide)
+    try:
+        with pytest.raises(ValueError, match="not a network of this run's shape"):
+            new_model(wide, vec)
+    finally:
+        vec.close()
+
+
+def test_crates_label_labels_a_share_of_a_round_that_the_run_then_pools(tmp_path, capsys):
+    sets = [a for item in [*TINY, f"runs_dir={tmp_path}", f"expert.labels={tmp_path / 'labels'}"]
+            for a in ("--set", item)]  # fmt: skip
+    assert (
+        main(["label", "--config", "configs/crates_4p_expert.yaml", *sets, "--chunks", "1:2"]) == 0
+    )
+    assert "labelled" in capsys.readouterr().out
+    folder = labels_folder(tiny(tmp_path), 1)
+    assert chunk_path(folder, 1).is_file() and not chunk_path(folder, 0).exists()
+    share = Labels.load(chunk_path(folder, 1))
+    train_expert(tiny(tmp_path, "expert.rounds=1"))
+    assert np.array_equal(Labels.load(chunk_path(folder, 1)).observations, share.observations)
+    assert chunk_path(folder, 0).is_file()
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["reward_transform=symlog"], "needs reward_transform: none"),
+        (["privileged_critic=true"], "does not take privileged_critic"),
+        (["expert.base=nowhere.zip"], "expert.base must be heuristic, shipped or"),
+        (["expert.opponent=genius"], "expert.opponent names 'genius'"),
+        (["expert.samples=1"], "expert.z > 0 needs expert.samples >= 2"),
+        (["expert.holdout=0.9"], "expert.holdout must be from 0 to 0.5"),
+        (["init=shipped"], "init starts a plain PPO run"),
+    ],
+)
+def test_bad_expert_settings_are_refused_by_name(tmp_path, overrides, message):
+    with pytest.raises(ValueError, match=message):
+        tiny(tmp_path, *overrides)
+
+
+def test_crates_label_refuses_bad_chunks_and_rounds(tmp_path, capsys):
+    args = ["label", "--config", "configs/crates_4p_expert.yaml"]
+    for extra, message in [
+        (["--chunks", "5:2"], "--chunks takes FIRST:STOP"),
+        (["--chunks", "x"], "--chunks takes FIRST:STOP"),
+        (["--round", "3"], "--round must be from 1 to expert.rounds"),
+    ]:
+        with pytest.raises(SystemExit):
+            main([*args, *extra])
+        assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # round 2 needs round 1's network
+        main([*args, "--round", "2", "--set", f"runs_dir={tmp_path}"])
+    assert "base network" in capsys.readouterr().err
