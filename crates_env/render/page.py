@@ -1,0 +1,151 @@
+"""A :class:`~crates_env.render.replay.Replay` as one self-contained HTML page: inline SVG, CSS
+and JavaScript, nothing fetched.
+
+Each step is the layout's scene as SVG elements. Most elements come back from step to step (the
+same card in the same place, the same score), so the page holds every distinct element once and
+each step as the edits that turn the previous step's list of elements into its own; the script
+rebuilds the lists when the page opens. Navigation: the buttons, the slider, the arrow keys,
+Home and End (space plays and pauses).
+"""
+
+from __future__ import annotations
+
+import json
+from difflib import SequenceMatcher
+from html import escape
+from pathlib import Path
+
+from .layout import faces_of, layout
+from .replay import Replay
+from .svg import FONT, card_symbols, fragment
+
+_CSS = """
+body { margin: 0; background: #14402a; color: #f3f1ea; font-family: %(font)s; }
+header { padding: 10px 18px 4px; }
+h1 { font-size: 19px; margin: 0 0 4px; }
+header p { margin: 2px 0; font-size: 13px; color: #d6e2d9; }
+code { background: #0c2c1c; padding: 1px 4px; border-radius: 3px; }
+#table { padding: 4px 12px; }
+#table svg { width: 100%%; max-width: %(width)dpx; height: auto; display: block; }
+nav { display: flex; align-items: center; gap: 8px; padding: 6px 18px 14px;
+      max-width: %(width)dpx; }
+nav button { font-size: 15px; min-width: 42px; padding: 4px 8px; border-radius: 4px;
+             border: 1px solid #9fb8a6; background: #f6f3ea; color: #1d1d1b; cursor: pointer; }
+nav input[type=range] { flex: 1; }
+#where { font-size: 13px; min-width: 150px; text-align: right; }
+"""
+
+_SCRIPT = """
+"use strict";
+const data = JSON.parse(document.getElementById("replay-data").textContent);
+const steps = [];
+let ids = [];
+for (const edits of data.steps) {  // each step: [at, removed, [added ids]] on the previous list
+  ids = ids.slice();
+  for (const [at, removed, added] of edits) ids.splice(at, removed, ...added);
+  steps.push(ids);
+}
+const layer = document.getElementById("layer");
+const slider = document.getElementById("slider");
+const where = document.getElementById("where");
+const play = document.getElementById("play");
+slider.max = steps.length - 1;
+let current = 0;
+let timer = null;
+function show(step) {
+  current = Math.max(0, Math.min(steps.length - 1, step));
+  layer.innerHTML = steps[current].map((i) => data.fragments[i]).join("");
+  slider.value = current;
+  where.textContent = `step ${current + 1} / ${steps.length}`;
+  document.body.dataset.step = current;
+  if (current === steps.length - 1) pause();
+}
+function pause() {
+  if (timer !== null) clearInterval(timer);
+  timer = null;
+  play.textContent = "\\u25B6";
+}
+function toggle() {
+  if (timer !== null) return pause();
+  if (current === steps.length - 1) show(0);
+  timer = setInterval(() => show(current + 1), 600);
+  play.textContent = "\\u275A\\u275A";
+}
+document.getElementById("first").onclick = () => show(0);
+document.getElementById("prev").onclick = () => show(current - 1);
+document.getElementById("next").onclick = () => show(current + 1);
+document.getElementById("last").onclick = () => show(steps.length - 1);
+play.onclick = toggle;
+slider.oninput = () => show(Number(slider.value));
+document.addEventListener("keydown", (event) => {
+  const moves = {ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: steps.length - 1};
+  if (event.key in moves) show(moves[event.key]);
+  else if (event.key === " ") toggle();
+  else return;
+  event.preventDefault();
+});
+show(0);
+"""
+
+
+def page_html(replay: Replay) -> str:
+    """The page of ``replay``."""
+    scenes = [layout(step) for step in replay.steps]
+    width, height = scenes[0].width, scenes[0].height
+    index: dict[str, int] = {}
+    fragments: list[str] = []
+    steps: list[list] = []
+    previous: list[int] = []
+    for scene in scenes:
+        ids = []
+        for shape in scene.items:
+            text = fragment(shape)
+            if text not in index:
+                index[text] = len(fragments)
+                fragments.append(text)
+            ids.append(index[text])
+        steps.append(_edits(previous, ids))
+        previous = ids
+    data = json.dumps({"fragments": fragments, "steps": steps}, separators=(",", ":"))
+    data = data.replace("</", "<\\/")  # so the script element cannot end early
+    about = "".join(f"<p>{escape(line)}</p>" for line in replay.about)
+    css = _CSS % {"font": FONT, "width": width}
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<link rel="icon" href="data:,"><title>{escape(replay.title)}</title>'
+        f"<style>{css}</style></head><body>"
+        f"<header><h1>{escape(replay.title)}</h1>{about}</header>"
+        f'<div id="table"><svg viewBox="0 0 {width} {height}" font-family="{FONT}" role="img" '
+        f'aria-label="the table"><defs>{card_symbols(faces_of(scenes))}</defs>'
+        '<g id="layer"></g></svg></div>'
+        '<nav><button id="first" title="first step (Home)">&#xAB;</button>'
+        '<button id="prev" title="previous step (&#x2190;)">&#x2039;</button>'
+        '<button id="play" title="play or pause (space)">&#x25B6;</button>'
+        '<button id="next" title="next step (&#x2192;)">&#x203A;</button>'
+        '<button id="last" title="last step (End)">&#xBB;</button>'
+        '<input id="slider" type="range" min="0" value="0" aria-label="step">'
+        '<span id="where"></span></nav>'
+        f'<script id="replay-data" type="application/json">{data}</script>'
+        f"<script>{_SCRIPT}</script></body></html>\n"
+    )
+
+
+def _edits(before: list[int], after: list[int]) -> list:
+    """The splices (at, removed, added) that turn ``before`` into ``after``, last first so each
+    index still points into ``before`` when it is applied."""
+    matcher = SequenceMatcher(None, before, after, autojunk=False)
+    edits = [
+        [i1, i2 - i1, after[j1:j2]]
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+    return edits[::-1]
+
+
+def write_page(replay: Replay, path: str | Path) -> Path:
+    """Write the page of ``replay`` to ``path`` (its folder is made if missing)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page_html(replay), encoding="utf-8")
+    return path

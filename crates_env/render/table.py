@@ -1,0 +1,227 @@
+"""What the table looks like at one step: :class:`TableSnapshot`, built from the engine's public
+data with every hand face up (a spectator's view, or a replay's, after the fact).
+
+The layout (``layout.py``) reads nothing else, so the replay page and the environment's frames
+draw the same table. The snapshot is plain data: per seat its cards, side and score, and whether
+it is to play, out of the game (zimbabwe), in air or owes a penalty; in the middle the discard
+top, the stock, the direction, the suit to follow and whatever is owed (the count, a demand);
+the step's events; the scores hand by hand and, once the game is over, who won.
+
+:class:`EventCursor` reads the game's events as one stream across hands, so a step's events are
+exactly those its move caused, a hand's end and the next deal included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..cards import JOKER, rank_of, suit_of
+from ..events import Event
+from ..game import Game
+from ..state import Decision
+
+# What the seat to act is asked, in words (the text table and the drawn table both say it).
+DECISION_WORDS = {
+    Decision.PLAY: "to play",
+    Decision.SUIT: "to name a suit",
+    Decision.STARTER_SUIT: "to name the starter's suit",
+    Decision.PENALTY_CARD: "to pick a penalty card",
+    Decision.PLAY_OR_PASS: "to play or pass",
+    Decision.MORE: "to play more of the rank or stop",
+    Decision.REVERSE: "to reverse for good or once",
+    Decision.DEFLECT: "to pass the skip on or take it",
+}
+
+# Hands are shown suit by suit, colours alternating (spades, hearts, clubs, diamonds), ace to
+# king, Jokers last: how a player sorts a hand.
+_SUIT_ORDER = (2, 1, 3, 0)  # the place of clubs, diamonds, hearts, spades
+
+
+def display_order(kind: int) -> tuple[int, int]:
+    """The sort key of a card in a displayed hand."""
+    if kind == JOKER:
+        return (4, 0)
+    return (_SUIT_ORDER[suit_of(kind)], rank_of(kind))
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSnapshot:
+    """One seat at the table."""
+
+    seat: int
+    name: str  # the agent's name (or the environment's agent name)
+    cards: tuple[int, ...]  # the kinds held, face up, in display order
+    side: int  # its team (its own seat without partnerships)
+    score: int  # its side's score so far
+    pressures: int  # pressures its side has taken this game
+    stars: int  # kreights stars
+    active: bool  # False once knocked out (zimbabwe)
+    in_air: bool  # out of cards without having won: the next turn starts with a draw (zimbabwe)
+    penalty_owed: bool  # owes a one-card penalty
+    dummy: bool  # the dummy hand (Figgy), played by the seat before it
+
+
+@dataclass(frozen=True, slots=True)
+class HandRow:
+    """One finished hand in the scores table."""
+
+    number: int  # 1-based
+    deal_size: int
+    points: tuple[int, ...]  # what the hand added to each side's score
+    ended_by: str  # one of crates_env.state.HAND_ENDINGS (what the infos code)
+    went_out: int | None
+    eliminated: tuple[int, ...]  # seats knocked out (zimbabwe)
+
+
+@dataclass(frozen=True, slots=True)
+class TableSnapshot:
+    """The table at one step; ``move`` is the action the seat to play takes there (None for a
+    position seen without its move, and at the end), ``events`` what happened at the step."""
+
+    preset: str
+    num_players: int
+    sides: tuple[tuple[int, ...], ...]  # the seats of each side (team)
+    partnerships: bool
+    seats: tuple[SeatSnapshot, ...]
+    hand_number: int  # 1-based
+    num_hands: int | None  # None: until a score (crazy_eights) or the last player (zimbabwe)
+    deal_size: int
+    dealer: int
+    to_play: int | None  # the seat that decides (None once the game is over)
+    turn: int | None  # the seat whose hand the decision plays (Figgy's, by its controller)
+    decision: Decision | None
+    move: int | None
+    top: int | None  # the discard pile's top card
+    suit: int | None  # the suit to follow
+    suit_named: bool  # the suit to follow is not the top card's own: it was named
+    stock_size: int
+    discard_size: int
+    direction: int  # 1 clockwise, -1 counter-clockwise
+    count: int  # the running count (Crates family), 0 when none runs
+    demand: int  # cards an offensive card makes the player take (Crazy Eights family)
+    free_play: bool  # any card may be played
+    events: tuple[Event, ...]
+    hands: tuple[HandRow, ...]  # finished hands, in order
+    scores: tuple[int, ...]  # per side, cumulative
+    point_sign: int  # +1: points are won, the highest score wins; -1: the lowest (Ruleset)
+    winner_collects: bool  # crazy_eights: the player who goes out collects the hand's points
+    last_player: bool  # zimbabwe: the game goes on until one player is left
+    target_score: int  # crazy_eights: the score that ends the game
+    game_over: bool
+    truncated: bool  # stopped by a guard
+    winners: tuple[int, ...]  # sides, once the game is over
+
+
+def table_snapshot(
+    game: Game,
+    names: Sequence[str] | None = None,
+    move: int | None = None,
+    events: Sequence[Event] = (),
+) -> TableSnapshot:
+    """The table of ``game`` now, every hand face up; ``names`` per seat (``p0``, ``p1``, ...
+    by default)."""
+    r = game.rules
+    n = r.num_players
+    if names is None:
+        names = [f"p{s}" for s in range(n)]
+    if len(names) != n:
+        raise ValueError(f"names needs one name per seat ({n}), not {len(names)}")
+    v = game.view(0)
+    playing = not v.game_over
+    seats = tuple(
+        SeatSnapshot(
+            seat=s,
+            name=str(names[s]),
+            cards=tuple(sorted(game.hand_kinds(s), key=display_order)),
+            side=r.team_of(s),
+            score=v.scores[r.team_of(s)],
+            pressures=v.pressures[r.team_of(s)],
+            stars=v.stars[s],
+            active=v.active[s],
+            in_air=r.in_air and playing and v.active[s] and v.sizes[s] == 0,
+            penalty_owed=v.penalty_owed[s],
+            dummy=s == r.dummy_seat,
+        )
+        for s in range(n)
+    )
+    top_suit = None if v.top is None or v.top == JOKER else suit_of(v.top)
+    return TableSnapshot(
+        preset=r.preset,
+        num_players=n,
+        sides=tuple(tuple(s for s in range(n) if r.team_of(s) == t) for t in range(r.num_teams)),
+        partnerships=r.partnerships,
+        seats=seats,
+        hand_number=_hand_number(game, v.hand_index, v.game_over),
+        num_hands=r.num_hands,
+        deal_size=v.deal_size,
+        dealer=v.dealer,
+        to_play=v.to_play,
+        turn=v.turn,
+        decision=v.decision,
+        move=move,
+        top=v.top,
+        suit=v.suit,
+        suit_named=v.suit is not None and v.suit != top_suit,
+        stock_size=v.stock_size,
+        discard_size=v.discard_size,
+        direction=v.direction,
+        count=v.count,
+        demand=v.demand,
+        free_play=v.free_play,
+        events=tuple(events),
+        hands=tuple(_hand_row(res) for res in game.results),
+        scores=tuple(v.scores),
+        point_sign=r.point_sign,
+        winner_collects=r.hand_scoring == "winner_collects",
+        last_player=r.game_end == "last_player",
+        target_score=r.target_score,
+        game_over=v.game_over,
+        truncated=game.truncated,
+        winners=tuple(game.winners()) if v.game_over else (),
+    )
+
+
+def _hand_number(game: Game, hand_index: int, over: bool) -> int:
+    """The hand on the table, 1-based: once the game is over, the last one played (the index
+    has moved past it, unless the turn guard stopped that hand)."""
+    if not over:
+        return hand_index + 1
+    events = game.events
+    stopped = bool(events) and events[-1].kind == "hand_truncated"
+    return hand_index + 1 if stopped else hand_index
+
+
+def _hand_row(result) -> HandRow:
+    return HandRow(
+        number=result.hand_index + 1,
+        deal_size=result.deal_size,
+        points=tuple(result.team_points),
+        ended_by=result.ended_by,
+        went_out=result.went_out,
+        eliminated=tuple(result.eliminated),
+    )
+
+
+class EventCursor:
+    """The game's events as one stream across hands: ``take(game)`` returns those that happened
+    since the last take (from the game's start for a cursor made with ``from_start=True``)."""
+
+    def __init__(self, game: Game, from_start: bool = False) -> None:
+        self._mark = (0, 0) if from_start else _position(game)
+
+    def take(self, game: Game) -> list[Event]:
+        logs, hand = self._mark
+        finished = game.hand_logs
+        # the hand being played is not logged yet; once the game is over, the last log is it
+        current = [] if game.game_over else game.events
+        hands = [*finished[logs:], current]
+        out = list(hands[0][hand:])
+        for events in hands[1:]:
+            out.extend(events)
+        self._mark = (len(finished), len(current))
+        return out
+
+
+def _position(game: Game) -> tuple[int, int]:
+    return (len(game.hand_logs), 0 if game.game_over else len(game.events))
