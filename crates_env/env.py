@@ -20,13 +20,14 @@ from pettingzoo.utils import wrappers
 from . import register_gymnasium
 from .actions import ANNOUNCE, NUM_ACTIONS, action_name, parse_action
 from .cards import SUIT_SYMBOLS, SUITS, card_code, pretty
-from .game import Decision, Game, HandResult, new_game
+from .game import Game, HandResult, new_game
 from .observation import Observer
+from .render.table import DECISION_WORDS, EventCursor, table_snapshot
 from .rules import Ruleset, int_value, make_ruleset
 from .settings import EnvSettings, finite_number, next_game_rng, one_of
 from .state import HAND_ENDINGS
 
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 ILLEGAL_MODES = ("raise", "terminate")
 
 register_gymnasium()  # gymnasium is loaded now: gymnasium.make("Crates-v0") works
@@ -95,7 +96,8 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
     """Crates (or a relative) for ``num_players`` agents ``player_0`` … ``player_{n-1}``.
 
     Keyword arguments: ``preset``, ``num_players``, any ruleset option (e.g.
-    ``deal_schedule=[1]``), ``render_mode`` (``"ansi"`` or ``"human"``), ``reward_mode``
+    ``deal_schedule=[1]``), ``render_mode`` (``"ansi"``: a text table; ``"rgb_array"``: the
+    table drawn as an RGB array; ``"human"``: that picture in a window), ``reward_mode``
     (``"points"``: minus own side's points this hand; ``"relative"``: mean of the opponents'
     points minus own; ``"win"``: a terminal reward by final rank, +1 best to -1 worst),
     ``reward_scale`` (multiplies every reward), ``reward_timing`` (``"hand"``: a hand's points
@@ -109,7 +111,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         "name": "crates_v0",
         "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
-        "render_fps": 1,
+        "render_fps": 2,
     }
 
     def __init__(
@@ -167,6 +169,9 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         # every hand finished in this game, as plain data (hand_summary), oldest first: the full
         # records of what infos say in numbers
         self.hand_summaries: list[dict[str, Any]] = []
+        self._window = None  # render_mode="human": the window the frames are shown in
+        self._events: EventCursor | None = None  # the game's events, read when it is drawn
+        self._step_events: list = []  # what the last step did, for the drawn table
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -204,6 +209,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
             stream.bit_generator.state = before
             raise
         self._seed_rng, self.game = stream, game
+        self._events = EventCursor(game, from_start=True) if self._draws() else None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -215,6 +221,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         self.agent_selection = self.possible_agents[0]  # kept if the deal already ends the game
         self._auto_announce()
         self._after_move(0)
+        self._note_events()
         if self.render_mode == "human":
             self.render()
 
@@ -237,6 +244,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         if self.auto_announce:
             self._auto_announce()
         self._after_move(hands_before)
+        self._note_events()
         if self.render_mode == "human":
             self.render()
 
@@ -376,17 +384,41 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         }
 
     # ------------------------------------------------------------------ rendering
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the text table; ``"rgb_array"``: the table drawn (every hand face up,
+        the seat to play marked, the last step's events), ``H x W x 3`` uint8; ``"human"``:
+        that picture in a window (printed as text where matplotlib has no window to open)."""
         if self.render_mode is None:
             return None
-        text = render_table(self.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        if self.game is None:
+            raise ValueError("call reset() before render()")
+        if self.render_mode == "ansi":
+            return render_table(self.game)
+        from .render import frame
+
+        picture = frame(table_snapshot(self.game, self.possible_agents, events=self._step_events))
+        if self.render_mode == "rgb_array":
+            return picture
+        if self._window is None:
+            from .render.window import Window
+
+            self._window = Window(self.metadata["render_fps"])
+        if not self._window.show(picture):
+            print(render_table(self.game))
+        return None
+
+    def _draws(self) -> bool:
+        return self.render_mode in ("rgb_array", "human")
+
+    def _note_events(self) -> None:
+        """Keep what the step did, for the drawn table (only when it is drawn)."""
+        if self._events is not None:
+            self._step_events = self._events.take(self.game)
 
     def close(self) -> None:
-        pass
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
 
 class UniformRandom:
@@ -508,10 +540,7 @@ def render_table(g: Game, last_events: int = 6) -> str:
         pressures = v.pressures[team]
         lines.append(f"{mark}p{s}{side:>9}  {v.sizes[s]:>4}  {v.scores[team]:>5}  {pressures:>5}")
     if v.decision is not None:
-        what = {Decision.PLAY: "to play", Decision.SUIT: "to name a suit"}.get(
-            v.decision, "to name the starter's suit"
-        )
-        lines.append(f"p{v.to_play} {what}")
+        lines.append(f"p{v.to_play} {DECISION_WORDS[v.decision]}")
     else:
         lines.append("game over: winner " + ", ".join(f"#{t}" for t in g.winners()))
     lines.extend("  " + str(e) for e in g.events[-last_events:])

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
-from .env import UniformRandom, play_seats, raw_env, step_info
+from .env import RENDER_MODES, UniformRandom, play_seats, raw_env, step_info
 from .rules import int_value
 from .settings import finite_number, one_of
 
@@ -41,7 +41,10 @@ class CratesGymEnv(gym.Env):
     options, ...).
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}  # noqa: RUF012 - gymnasium reads it
+    metadata = {  # noqa: RUF012 - gymnasium reads it (RecordVideo: rgb_array and the fps)
+        "render_modes": list(RENDER_MODES),
+        "render_fps": raw_env.metadata["render_fps"],
+    }
 
     def __init__(
         self,
@@ -166,7 +169,7 @@ class CratesGymEnv(gym.Env):
             mask[g.legal_actions()] = True
         return mask
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         return self.aec.render()
 
     # ------------------------------------------------------------------ internals

@@ -33,16 +33,22 @@ class Recorder:
         self._steps: list[TableSnapshot] = []
         self._pending: TableSnapshot | None = None
         self._cursor: EventCursor | None = None
+        self._game: Game | None = None
 
     def record(self, game: Game, action: int) -> None:
         """The table of ``game`` as ``action`` is about to be applied."""
         if self._cursor is None:
             self._cursor = EventCursor(game, from_start=True)
+            self._game = game
         self._close_step(game)
         self._pending = table_snapshot(game, self.names, move=action)
 
-    def finish(self, game: Game, title: str, about: Sequence[str] = ()) -> Replay:
-        """The replay, once ``game`` is over."""
+    def finish(self, title: str, about: Sequence[str] = (), game: Game | None = None) -> Replay:
+        """The replay, once the game is over (``game``: the one recorded, needed only for a
+        game that ended before its first decision)."""
+        game = game or self._game
+        if game is None:
+            raise ValueError("no action was recorded: give the game")
         if not game.game_over:
             raise ValueError("the game is not over: record every action before finishing")
         if self._cursor is None:  # over before any decision (a game of no decisions)

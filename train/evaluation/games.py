@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ import numpy as np
 from agents import Table, decide, make_agent
 from crates_env.actions import DRAW
 from crates_env.env import final_standing, play_seats, raw_env
+from crates_env.game import Game
 from train.workers import serve_parent
 
 
@@ -113,8 +115,11 @@ def _seed(*parts: int) -> int:
     return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
 
 
-def play_game(task: tuple[int, int, tuple[int, ...]]) -> GameRecord:
-    """Play deal ``deal`` with the agents seated by ``lineup``."""
+def play_game(
+    task: tuple[int, int, tuple[int, ...]], watch: Callable[[Game, int], None] | None = None
+) -> GameRecord:
+    """Play deal ``deal`` with the agents seated by ``lineup``; ``watch(game, action)`` sees
+    each action just before it is applied (a replay's recorder)."""
     deal, index, lineup = task
     config: EvalConfig = _WORKER["config"]
     env: raw_env = _WORKER["env"]
@@ -135,6 +140,8 @@ def play_game(task: tuple[int, int, tuple[int, ...]]) -> GameRecord:
         action = decide(seats[seat], env, obs["observation"], obs["action_mask"])
         if action == DRAW:
             counts_drawn[seat] += g.view(seat).count  # 0 when no count runs
+        if watch is not None:
+            watch(g, action)
         return action
 
     play_seats(env, choose)

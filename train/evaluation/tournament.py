@@ -44,12 +44,18 @@ def validate(config: EvalConfig) -> Table:
     return table
 
 
+def game_tasks(config: EvalConfig) -> list[tuple[int, int, tuple[int, ...]]]:
+    """Every game, in the order the results come back: (deal, lineup index, lineup)."""
+    seatings = lineups(len(config.agents), config.num_players)
+    return [(d, i, lu) for d in range(config.deals) for i, lu in enumerate(seatings)]
+
+
 def run(config: EvalConfig, progress: bool = True) -> list[GameRecord]:
     """Play every deal in every lineup; results come back in a fixed order. Stopped by Ctrl-C,
     it raises :class:`Interrupted` with the deals played to the end."""
     validate(config)
-    seatings = lineups(len(config.agents), config.num_players)
-    tasks = [(d, i, lu) for d in range(config.deals) for i, lu in enumerate(seatings)]
+    tasks = game_tasks(config)
+    seatings = len(tasks) // config.deals
     bar = _progress(len(tasks), progress)
     records: list[GameRecord] = []
     try:
@@ -69,8 +75,8 @@ def run(config: EvalConfig, progress: bool = True) -> list[GameRecord]:
     except KeyboardInterrupt as stop:
         bar.close()
         played = stop.records if isinstance(stop, Interrupted) else records  # in task order
-        deals = len(played) // len(seatings)
-        raise Interrupted(played[: deals * len(seatings)], deals) from None
+        deals = len(played) // seatings
+        raise Interrupted(played[: deals * seatings], deals) from None
     bar.close()
     return records
 

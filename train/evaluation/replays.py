@@ -1,0 +1,67 @@
+"""Replays of an evaluation's games: the very games ``crates eval`` plays (the same seeding, the
+same agents in the same seats), recorded step by step and written as HTML pages
+(``crates_env.render``).
+
+A game is named by its deal and lineup, as in ``tournament.game_tasks``: ``crates replay --seed S``
+shows the first game that ``crates eval --seed S`` plays (deal 0, lineup 0), and
+``crates eval --replays K`` writes the pages of its first K games. Playing a game again gives the
+same game, so the pages are made after the evaluation, one game at a time here, whoever played
+the evaluation's games.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crates_env.render import Recorder, Replay, write_page
+
+from .games import EvalConfig, GameRecord, init_player, play_game
+from .report import _short
+from .tournament import game_tasks, validate
+
+
+def replay_game(config: EvalConfig, deal: int = 0, lineup: int = 0) -> tuple[Replay, GameRecord]:
+    """Game ``(deal, lineup)`` of ``config``'s evaluation, recorded, and its record."""
+    validate(config)
+    tasks = game_tasks(config)
+    seatings = len(tasks) // config.deals
+    if not 0 <= deal < config.deals:
+        raise ValueError(f"deal must be 0..{config.deals - 1}, not {deal}")
+    if not 0 <= lineup < seatings:
+        raise ValueError(f"lineup must be 0..{seatings - 1} ({seatings} seatings), not {lineup}")
+    task = tasks[deal * seatings + lineup]
+    return _replay(config, task)
+
+
+Task = tuple[int, int, tuple[int, ...]]  # deal, lineup index, lineup (tournament.game_tasks)
+
+
+def _replay(config: EvalConfig, task: Task) -> tuple[Replay, GameRecord]:
+    deal, index, seating = task
+    names = [_short(config.agents[a]) for a in seating]
+    init_player(config)
+    recorder = Recorder(names)
+    record = play_game(task, watch=recorder.record)
+    options = "".join(f" --rule {k}={v}" for k, v in config.options.items())
+    agents = " ".join(config.agents)
+    about = (
+        "seats: " + ", ".join(f"p{s} {name}" for s, name in enumerate(names)),
+        f"the game crates eval --seed {config.seed} plays at deal {deal}, lineup {index}: "
+        f"crates replay --agents {agents} --preset {config.preset} --players "
+        f"{config.num_players}{options} --seed {config.seed} --deal {deal} --lineup {index}",
+    )
+    title = f"{config.preset}, {config.num_players} players: " + " v ".join(dict.fromkeys(names))
+    return recorder.finish(title, about), record
+
+
+def write_replays(config: EvalConfig, folder: Path, count: int) -> list[Path]:
+    """The pages of the first ``count`` games of ``config``'s evaluation, in ``folder``
+    (``deal<d>-lineup<l>.html``)."""
+    tasks = game_tasks(config)
+    if not 0 <= count <= len(tasks):
+        raise ValueError(f"replays must be 0..{len(tasks)} (the evaluation's games), not {count}")
+    pages = []
+    for task in tasks[:count]:
+        replay, _ = _replay(config, task)
+        pages.append(write_page(replay, folder / f"deal{task[0]}-lineup{task[1]}.html"))
+    return pages
