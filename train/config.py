@@ -51,6 +51,7 @@ class BaselineChecks:
     baselines: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
     final_deals: int = 100  # deals per baseline for the summary table at the end
     seed: int = 12345  # fixed, so every evaluation plays the same deals
+    replays: int = 2  # games per baseline of the final evaluation written as replay pages
 
 
 @dataclass
@@ -246,6 +247,7 @@ RANGES: dict[str, Range] = {
     "eval.deals": COUNT,
     "eval.final_deals": COUNT,
     "eval.seed": SOME,
+    "eval.replays": SOME,
     "warm_start.games": COUNT,
     "warm_start.workers": COUNT,
     "warm_start.epochs": COUNT,

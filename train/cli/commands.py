@@ -1,7 +1,8 @@
-"""The ``crates`` command line: ``crates train``, ``eval``, ``play`` and ``curves``.
+"""The ``crates`` command line: ``crates train``, ``eval``, ``replay``, ``play`` and ``curves``.
 
 Examples: ``crates train --config configs/default.yaml``,
 ``crates eval --agents heuristic greedy random --deals 2000``,
+``crates replay --agents heuristic greedy --seed 3 --out game.html``,
 ``crates play --seat 0 --opponents heuristic``, ``crates curves runs/default``.
 """
 
@@ -83,6 +84,33 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--out", type=Path, default=None, help="output folder (default: eval_out/…)")
     ev.add_argument("--no-tensorboard", action="store_true", help="skip TensorBoard scalars")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev.add_argument(
+        "--replays",
+        type=int,
+        default=0,
+        metavar="K",
+        help="write the replay pages of the first K games in OUT/replays (default: none)",
+    )
+
+    rp = sub.add_parser(
+        "replay", help="one game of crates eval as an HTML page to watch in a browser"
+    )
+    rp.add_argument(
+        "--agents",
+        nargs="+",
+        default=None,
+        help="the agents, as for crates eval (the same default)",
+    )
+    add_table_arguments(rp)
+    rp.add_argument("--deal", type=int, default=0, help="the evaluation's deal (default: 0)")
+    rp.add_argument(
+        "--lineup",
+        type=int,
+        default=0,
+        help="the seating of the agents, as crates eval rotates "
+        "them (default: 0, the agents in the order given from seat 0)",
+    )
+    rp.add_argument("--out", type=Path, default=Path("replay.html"), help="the page to write")
 
     tr = sub.add_parser("train", help="train a MaskablePPO agent by self-play")
     tr.add_argument(
@@ -150,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     commands = {
         "eval": run_eval,
+        "replay": run_replay,
         "train": run_train,
         "label": run_label,
         "curves": run_curves,
@@ -164,30 +193,39 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def eval_config(args: argparse.Namespace, **settings: Any):
+    """The evaluation the table arguments and ``--agents`` name."""
+    from train.evaluation import EvalConfig
+
+    rules = parse_rules(args.rule)
+    return EvalConfig(
+        agents=tuple(args.agents or default_agents(args.preset, args.players, rules)),
+        preset=args.preset,
+        num_players=args.players,
+        seed=args.seed,
+        options=rules,
+        **settings,
+    )
+
+
 def run_eval(args: argparse.Namespace) -> int:
     from train.evaluation import (
-        EvalConfig,
         Interrupted,
         format_report,
+        game_tasks,
         prepare_output,
         run,
         summarize,
         validate,
         write_outputs,
     )
+    from train.evaluation.replays import write_replays
 
-    rules = parse_rules(args.rule)
-    config = EvalConfig(
-        agents=tuple(args.agents or default_agents(args.preset, args.players, rules)),
-        preset=args.preset,
-        num_players=args.players,
-        deals=args.deals,
-        seed=args.seed,
-        workers=args.workers,
-        ray=args.ray,
-        options=rules,
-    )
+    config = eval_config(args, deals=args.deals, workers=args.workers, ray=args.ray)
     validate(config)
+    games = len(game_tasks(config))
+    if not 0 <= args.replays <= games:
+        raise ValueError(f"--replays takes 0..{games} (the games to play), not {args.replays}")
     out = args.out or Path("eval_out") / time.strftime("%Y%m%d-%H%M%S")
     prepare_output(out)
     try:
@@ -212,6 +250,25 @@ def run_eval(args: argparse.Namespace) -> int:
     print(format_report(report))
     paths = write_outputs(report, out, tensorboard=not args.no_tensorboard)
     print("wrote " + ", ".join(str(p) for p in paths))
+    if args.replays:
+        pages = write_replays(config, out / "replays", args.replays)
+        print(f"wrote {len(pages)} replay pages in {out / 'replays'} (open one in a browser)")
+    return 0
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from crates_env.render import write_page
+    from train.evaluation.replays import replay_game
+
+    if args.deal < 0:
+        raise ValueError(f"--deal takes a deal number >= 0, not {args.deal}")
+    config = eval_config(args, deals=args.deal + 1)
+    start = time.perf_counter()
+    replay, _ = replay_game(config, args.deal, args.lineup)
+    path = write_page(replay, args.out)
+    seconds = time.perf_counter() - start
+    size = path.stat().st_size / 1e6
+    print(f"wrote {path}: {len(replay.steps)} steps, {size:.1f} MB in {seconds:.1f} s")
     return 0
 
 

@@ -4,7 +4,8 @@ last player left).
 
 ``tournament`` runs them (``games`` plays each, seeded per game, in worker processes or as Ray
 tasks: ``on_ray``), ``stats`` pairs them by deal, ``report`` prints and saves the results and
-pools saved runs, ``curves`` draws a training run's curves.
+pools saved runs, ``replays`` records games to watch in a browser, ``curves`` draws a training
+run's curves.
 ``crates eval`` is the command line over it; training calls it for its checks against the
 baselines (``baselines``).
 """
@@ -13,7 +14,7 @@ from .baselines import evaluate_against_baselines, final_table
 from .games import EvalConfig, GameRecord, Interrupted, SeatRecord, lineups, play_game
 from .report import format_report, pooled_pairs, prepare_output, read_deals, write_outputs
 from .stats import AgentSummary, PairComparison, Report, summarize
-from .tournament import run, validate
+from .tournament import game_tasks, run, validate
 
 __all__ = [
     "AgentSummary",
@@ -26,6 +27,7 @@ __all__ = [
     "evaluate_against_baselines",
     "final_table",
     "format_report",
+    "game_tasks",
     "lineups",
     "play_game",
     "pooled_pairs",

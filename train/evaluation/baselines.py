@@ -1,6 +1,7 @@
 """A training run's checks against the scripted baselines (its config's ``eval`` section):
 duplicate deals of a checkpoint against each baseline, during the run and in the table that
-ends it. Both backends call them (``train.ppo``, ``train.rllib``)."""
+ends it (with replay pages of its first games). Both backends call them (``train.ppo``,
+``train.rllib``)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,23 @@ from train.config import TrainConfig
 from train.workers import usable_cores
 
 from .games import EvalConfig
+from .replays import write_replays
 from .report import format_report
 from .stats import Report, summarize
-from .tournament import run
+from .tournament import game_tasks, run
+
+
+def baseline_check(config: TrainConfig, checkpoint: Path, baseline: str, deals: int) -> EvalConfig:
+    """The evaluation of ``checkpoint`` against ``baseline`` on the run's table."""
+    return EvalConfig(
+        agents=(str(checkpoint), baseline),
+        preset=config.preset,
+        num_players=config.num_players,
+        deals=deals,
+        seed=config.eval.seed,
+        workers=usable_cores(),
+        options=dict(config.rules),
+    )
 
 
 def evaluate_against_baselines(
@@ -31,15 +46,7 @@ def evaluate_against_baselines(
     """
     reports, margins = [], []
     for baseline in config.eval.baselines:
-        ev = EvalConfig(
-            agents=(str(checkpoint), baseline),
-            preset=config.preset,
-            num_players=config.num_players,
-            deals=deals,
-            seed=config.eval.seed,
-            workers=usable_cores(),
-            options=dict(config.rules),
-        )
+        ev = baseline_check(config, checkpoint, baseline, deals)
         report = summarize(ev, run(ev, progress=False))
         learner, other = report.agents
         (pair,) = report.pairs
@@ -59,8 +66,33 @@ def evaluate_against_baselines(
 
 def final_table(config: TrainConfig, checkpoint: Path) -> str:
     """The run's last word: the checkpoint against every baseline over ``eval.final_deals``
-    deals, as tables for the terminal."""
+    deals, as tables for the terminal, and where the replay pages of its first games are."""
     start = time.perf_counter()
     _, reports = evaluate_against_baselines(config, checkpoint, config.eval.final_deals)
     tables = [format_report(r) for r in reports]
-    return "\n\n".join(tables) + f"\n(evaluated in {time.perf_counter() - start:.0f} s)"
+    text = "\n\n".join(tables) + f"\n(evaluated in {time.perf_counter() - start:.0f} s)"
+    pages = final_replays(config, checkpoint)
+    if pages:
+        text += f"\nreplays of its first games: {config.run_dir / 'replays'} ({len(pages)} pages)"
+    return text
+
+
+def final_replays(config: TrainConfig, checkpoint: Path) -> list[Path]:
+    """The first ``eval.replays`` games of the final evaluation against each baseline as
+    replay pages (``replays/vs_<baseline>/``); the run's TensorBoard text lists them."""
+    folder = config.run_dir / "replays"
+    pages = []
+    for baseline in config.eval.baselines:
+        check = baseline_check(config, checkpoint, baseline, config.eval.final_deals)
+        count = min(config.eval.replays, len(game_tasks(check)))
+        pages += write_replays(check, folder / f"vs_{baseline}", count)
+    if pages:
+        from torch.utils.tensorboard import SummaryWriter
+
+        lines = [f"- {page.relative_to(config.run_dir)}" for page in pages]
+        text = f"Replay pages of the final evaluation, in {folder.resolve()}:\n\n" + "\n".join(
+            lines
+        )
+        with SummaryWriter(str(config.run_dir / "tb" / "replays")) as writer:
+            writer.add_text("eval/replays", text, config.total_steps)
+    return pages

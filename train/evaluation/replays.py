@@ -38,7 +38,7 @@ Task = tuple[int, int, tuple[int, ...]]  # deal, lineup index, lineup (tournamen
 
 def _replay(config: EvalConfig, task: Task) -> tuple[Replay, GameRecord]:
     deal, index, seating = task
-    names = [_short(config.agents[a]) for a in seating]
+    names = [_seat_names(config.agents)[a] for a in seating]
     init_player(config)
     recorder = Recorder(names)
     record = play_game(task, watch=recorder.record)
@@ -52,6 +52,14 @@ def _replay(config: EvalConfig, task: Task) -> tuple[Replay, GameRecord]:
     )
     title = f"{config.preset}, {config.num_players} players: " + " v ".join(dict.fromkeys(names))
     return recorder.finish(title, about), record
+
+
+def _seat_names(agents: tuple[str, ...]) -> list[str]:
+    """Names short enough for a seat: a checkpoint by its file's stem while that tells the
+    agents apart, else as the evaluation's table names it."""
+    names = [_short(a) for a in agents]
+    stems = [Path(n).stem if n.endswith(".zip") else n for n in names]
+    return stems if len(set(stems)) == len(set(names)) else names
 
 
 def write_replays(config: EvalConfig, folder: Path, count: int) -> list[Path]:
