@@ -447,10 +447,10 @@ def _scores(snap: TableSnapshot, w: float, height: int) -> list[Shape]:
     sides = len(snap.sides)
     col = (w - 80) / sides
     y = HEADER_H + 28
-    title = "scores, hand by hand"
+    out.append(Text(x + 10, y, "scores, hand by hand", 12, INK, bold=True))
     if snap.winner_collects:
-        title += " (the winner collects)"
-    out.append(Text(x + 10, y, _fit(title, w - 20, 12), 12, INK, bold=True))
+        y += LINE
+        out.append(Text(x + 10, y, "who goes out collects the hand", 10.5, MUTED))
     y += LINE + 4
 
     def cell(i: int) -> float:

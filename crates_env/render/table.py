@@ -35,7 +35,7 @@ DECISION_WORDS = {
 
 # Hands are shown suit by suit, colours alternating (spades, hearts, clubs, diamonds), ace to
 # king, Jokers last: how a player sorts a hand.
-_SUIT_ORDER = (2, 1, 3, 0)  # the place of clubs, diamonds, hearts, spades
+_SUIT_ORDER = (2, 3, 1, 0)  # the place of clubs, diamonds, hearts, spades
 
 
 def display_order(kind: int) -> tuple[int, int]:
