@@ -1,0 +1,126 @@
+"""The replay page in a real browser: headless Chromium (Debian's ``chromium`` package) driven by
+playwright's Python package, never a browser it downloads.
+
+For one short game of every preset (the game ``crates eval`` plays): the page loads with no
+console error, the arrow keys, Home, End and the slider step it, and its last step shows the
+scores the engine reported. Without a browser the test skips and says what is missing; CI
+(``.ci/run``) installs both and sets ``CRATES_BROWSER_TESTS=required``, so there it fails
+instead of skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from crates_env.render import write_page
+from train.evaluation import EvalConfig
+from train.evaluation.replays import replay_game
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# the flags that work in a container, without a network or a profile
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# one short game of each preset: the Crates family on a 2-then-1-card schedule; crazy_eights and
+# zimbabwe as they are, between two players
+GAMES = [
+    ("crates", 4, {"deal_schedule": [2, 1]}),
+    ("chicago1970", 3, {"deal_schedule": [2, 1]}),
+    ("kreights", 4, {"deal_schedule": [2, 1]}),
+    ("craits", 5, {"deal_schedule": [2, 1]}),
+    ("creights", 3, {"deal_schedule": [2, 1]}),
+    ("crazy_eights", 2, {}),
+    ("zimbabwe", 2, {}),
+]
+
+
+def _missing() -> list[str]:
+    missing = []
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing.append("the playwright package (pip install -e '.[browser]')")
+    if not Path(CHROMIUM).is_file():
+        missing.append("Debian's chromium at /usr/bin/chromium (apt-get install chromium)")
+    return missing
+
+
+def _local(url: str) -> bool:
+    return url.startswith(("file:", "data:"))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    missing = _missing()
+    if missing:
+        message = "no browser for the replay page test: " + " and ".join(missing)
+        if os.environ.get("CRATES_BROWSER_TESTS") == "required":
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:  # launch() starts from a new, empty profile of its own
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.mark.parametrize(("preset", "n", "options"), GAMES, ids=[g[0] for g in GAMES])
+def test_the_page_of_every_preset_steps_and_ends_on_the_engines_scores(
+    browser, tmp_path, preset, n, options
+):
+    config = EvalConfig(
+        agents=("heuristic", "random"), preset=preset, num_players=n, deals=1, options=options
+    )
+    replay, record = replay_game(config)
+    page_file = write_page(replay, tmp_path / f"{preset}.html")
+    steps = len(replay.steps)
+    assert steps >= 5
+
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.on(
+        "request",
+        lambda r: None if r.url.startswith(("file:", "data:")) else problems.append(r.url),
+    )
+    page.goto(page_file.as_uri())
+
+    def where() -> str:
+        return page.inner_text("#where")
+
+    assert where() == f"step 1 / {steps}"
+    assert page.locator("#layer use").count() > 0  # cards drawn
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    assert where() == f"step 4 / {steps}"
+    page.keyboard.press("ArrowLeft")
+    assert where() == f"step 3 / {steps}"
+    page.locator("#slider").fill("1")
+    assert where() == f"step 2 / {steps}"
+    page.keyboard.press("End")
+    assert where() == f"step {steps} / {steps}"
+    assert page.text_content('[data-role="status"]') in ("game over", "game stopped by a guard")
+    sides = len(record.final_scores)
+    shown = [int(page.text_content(f'[data-role="total-{t}"]')) for t in range(sides)]
+    assert shown == record.final_scores
+    page.keyboard.press("ArrowRight")  # nothing after the end
+    assert where() == f"step {steps} / {steps}"
+    page.keyboard.press("Home")
+    assert where() == f"step 1 / {steps}"
+    page.click("#last")
+    assert where() == f"step {steps} / {steps}"
+    page.close()
+    assert problems == []
