@@ -272,3 +272,18 @@ def test_the_page_is_self_contained_and_ends_on_the_final_scores():
     for side, score in enumerate(g.scores):
         assert f'data-role="total-{side}">{score}</text>' in last
     assert "a game &amp; more" in html and "a&lt;/script&gt;" in "".join(fragments)
+
+
+def test_the_docs_video_example_writes_an_animation(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from PIL import Image
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "env.md").read_text()
+    (code,) = [c for c in re.findall(r"```python\n(.*?)```", docs, re.S) if "game.gif" in c]
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    exec(compile(code, "docs/env.md", "exec"), scope)
+    with Image.open(tmp_path / "game.gif") as gif:
+        assert 5 < gif.n_frames <= len(scope["frames"])  # Pillow merges repeated frames
+        assert gif.size == scope["frames"][0].shape[1::-1]
