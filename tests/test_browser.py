@@ -120,6 +120,12 @@ def test_the_page_of_every_preset_steps_and_ends_on_the_engines_scores(
     assert where() == f"step {steps} / {steps}"
     page.keyboard.press("Home")
     assert where() == f"step 1 / {steps}"
+    numbers = [step.hand_number for step in replay.steps]
+    second_hand = numbers.index(numbers[0] + 1) if numbers[-1] > numbers[0] else steps - 1
+    page.keyboard.press("PageDown")
+    assert where() == f"step {second_hand + 1} / {steps}"
+    page.keyboard.press("PageUp")
+    assert where() == f"step 1 / {steps}"
     page.click("#last")
     assert where() == f"step {steps} / {steps}"
     page.close()

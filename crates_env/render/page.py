@@ -5,7 +5,7 @@ Each step is the layout's scene as SVG elements. Most elements come back from st
 same card in the same place, the same score), so the page holds every distinct element once and
 each step as the edits that turn the previous step's list of elements into its own; the script
 rebuilds the lists when the page opens. Navigation: the buttons, the slider, the arrow keys,
-Home and End (space plays and pauses).
+Page Up and Page Down (a hand), Home and End; space plays and pauses.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ nav button { font-size: 15px; min-width: 42px; padding: 4px 8px; border-radius: 
              border: 1px solid #9fb8a6; background: #f6f3ea; color: #1d1d1b; cursor: pointer; }
 nav input[type=range] { flex: 1; }
 #where { font-size: 13px; min-width: 150px; text-align: right; }
+#keys { font-size: 12px; color: #b9cbbf; margin: 0 18px 12px; }
 """
 
 _SCRIPT = """
@@ -78,7 +79,12 @@ document.getElementById("last").onclick = () => show(steps.length - 1);
 play.onclick = toggle;
 slider.oninput = () => show(Number(slider.value));
 document.addEventListener("keydown", (event) => {
-  const moves = {ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: steps.length - 1};
+  const later = data.hands.find((h) => h > current);
+  const earlier = data.hands.filter((h) => h < current).pop();
+  const moves = {
+    ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: steps.length - 1,
+    PageDown: later === undefined ? steps.length - 1 : later, PageUp: earlier ?? 0,
+  };
   if (event.key in moves) show(moves[event.key]);
   else if (event.key === " ") toggle();
   else return;
@@ -106,7 +112,11 @@ def page_html(replay: Replay) -> str:
             ids.append(index[text])
         steps.append(_edits(previous, ids))
         previous = ids
-    data = json.dumps({"fragments": fragments, "steps": steps}, separators=(",", ":"))
+    # the first step of each hand, for PageUp and PageDown
+    hands = [i for i, step in enumerate(replay.steps) if i == 0 or not _same_hand(replay, i)]
+    data = json.dumps(
+        {"fragments": fragments, "steps": steps, "hands": hands}, separators=(",", ":")
+    )
     data = data.replace("</", "<\\/")  # so the script element cannot end early
     about = "".join(f"<p>{escape(line)}</p>" for line in replay.about)
     css = _CSS % {"font": FONT, "width": width}
@@ -126,9 +136,15 @@ def page_html(replay: Replay) -> str:
         '<button id="last" title="last step (End)">&#xBB;</button>'
         '<input id="slider" type="range" min="0" value="0" aria-label="step">'
         '<span id="where"></span></nav>'
+        '<p id="keys">keys: &#x2190; &#x2192; a step, Page Up and Page Down a hand, Home and End, '
+        "space plays and pauses</p>"
         f'<script id="replay-data" type="application/json">{data}</script>'
         f"<script>{_SCRIPT}</script></body></html>\n"
     )
+
+
+def _same_hand(replay: Replay, i: int) -> bool:
+    return replay.steps[i].hand_number == replay.steps[i - 1].hand_number
 
 
 def _edits(before: list[int], after: list[int]) -> list:
