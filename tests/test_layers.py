@@ -2,7 +2,8 @@
 
 The arrows: the engine (``crates_env``: rules, games, observations, the environment's settings)
 <- its compiled twin (``crates_env.vector``) and the environment (``crates_env.env``, the
-Gymnasium wrapper, ``crates_v0``) <- agents <- training <- the command line. Evaluation needs
+Gymnasium wrapper, ``crates_v0``, and its pictures of the table, ``crates_env.render``) <- agents
+<- training <- the command line. Evaluation needs
 nothing of training but its worker processes and the rule checks of the config; the twin's
 differential check (``crates_env.vector.equivalence``) reads the twin and the environment.
 """
@@ -20,6 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 OURS = ("crates_env", "agents", "train")
 ENVIRONMENT = ("crates_env.env", "crates_env.wrappers", "crates_env.crates_v0")
+RENDER = "crates_env.render"  # the environment's pictures (and the replay pages)
 TWIN_CHECK = "crates_env.vector.equivalence"
 
 
@@ -40,7 +42,7 @@ def _group(module: str) -> str:
     parts = module.split(".")
     if module == TWIN_CHECK:
         return "twin check"
-    if module in ENVIRONMENT:
+    if module in ENVIRONMENT or module == RENDER or module.startswith(RENDER + "."):
         return "environment"
     if parts[0] == "crates_env":
         return "twin" if module.startswith("crates_env.vector") else "engine"
@@ -159,6 +161,9 @@ def test_the_layer_check_sees_a_wrong_import_and_a_cycle():
     assert _imports("agents.rllib", "def f():\n    from . import make_agent\n") == {"agents"}
     assert not _allowed("engine", "agents")
     assert not _allowed("twin", "crates_env.env")
+    assert not _allowed("engine", "crates_env.render.raster")
+    assert not _allowed("twin", "crates_env.render")
+    assert _allowed("environment", "crates_env.render.table")
     assert _allowed("twin check", "crates_env.env")
     assert not _allowed("train.evaluation", "train.ppo")
     assert _allowed("train.evaluation", "train.workers")
@@ -194,4 +199,17 @@ def _loaded_by(statement: str, libraries: tuple[str, ...]) -> list[str]:
 
 @pytest.mark.parametrize("package", ["crates_env", "crates_env.vector"])
 def test_the_engine_and_its_twin_load_no_rl_library(package):
-    assert _loaded_by(f"import {package}", ("gymnasium", "pettingzoo", "torch")) == []
+    libraries = ("gymnasium", "pettingzoo", "torch", "matplotlib")
+    assert _loaded_by(f"import {package}", libraries) == []
+
+
+@pytest.mark.parametrize("package", ["crates_env.render", "crates_env.env"])
+def test_matplotlib_loads_only_when_a_frame_is_drawn(package):
+    """The pictures and the environment import no matplotlib (nor torch): a replay page and
+    render_mode="ansi" never need it; the first frame of rgb_array or human loads it."""
+    assert _loaded_by(f"import {package}", ("matplotlib", "torch")) == []
+    draw = (
+        "from crates_env import crates_v0; e = crates_v0.env(render_mode='rgb_array'); "
+        "e.reset(seed=0); e.render()"
+    )
+    assert _loaded_by(draw, ("matplotlib",)) == ["matplotlib"]
