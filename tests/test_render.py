@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crates_env import Decision, crates_v0, new_game, parse_card
+from crates_env.env import play_seats
 from crates_env.render import Recorder, frame, layout, page_html, table_snapshot
 from crates_env.render.layout import (
     HEADER_H,
@@ -27,6 +28,7 @@ from crates_env.render.layout import (
 )
 from crates_env.render.page import _edits
 from crates_env.render.table import EventCursor
+from crates_env.state import HAND_ENDINGS
 
 from .scripted import deal_order
 from .test_env import ONE_CARD_OPTIONS, act
@@ -116,6 +118,34 @@ def test_every_event_of_a_game_belongs_to_exactly_one_step(preset, seed):
     logged = list(chain.from_iterable(g.hand_logs))
     assert list(chain.from_iterable(s.events for s in replay.steps)) == logged
     assert replay.steps[-1].game_over and replay.steps[-1].scores == tuple(g.scores)
+
+
+@pytest.mark.parametrize(("preset", "n"), [("crates", 4), ("zimbabwe", 3)])
+def test_a_replays_hands_are_the_hands_the_environment_reports(preset, n):
+    """A replay recorded while the environment plays (as evaluation records one) shows the
+    hands of ``raw_env.hand_summaries``, the records the infos' numbers stand for: the same
+    sizes, endings, who went out and points per seat."""
+    short = {"max_hands": 3} if preset == "zimbabwe" else {"deal_schedule": [2, 1]}
+    env = crates_v0.raw_env(preset=preset, num_players=n, **short)
+    env.reset(seed=11)
+    recorder = Recorder(env.possible_agents)
+    rng = random.Random(11)
+
+    def choose(seat: int, obs: dict) -> int:
+        action = rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
+        recorder.record(env.game, action)
+        return action
+
+    play_seats(env, choose)
+    rows = recorder.finish("t").steps[-1].hands
+    summaries = env.hand_summaries
+    assert len(rows) == len(summaries) > 0
+    for row, hand in zip(rows, summaries, strict=True):
+        assert (row.number - 1, row.deal_size) == (hand["hand_index"], hand["deal_size"])
+        assert (row.ended_by, row.went_out) == (hand["ended_by"], hand["went_out"])
+        assert row.ended_by in HAND_ENDINGS[1:]
+        sides = [env.rules.team_of(s) for s in range(n)]
+        assert [row.points[side] for side in sides] == hand["points"]
 
 
 # --- each preset's own table ---------------------------------------------------------------------
