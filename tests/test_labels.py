@@ -3,11 +3,21 @@ pooled as promised."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from crates_env.actions import NUM_ACTIONS
-from train.labels import LabelPlan, Labels, chunk_path, label, label_chunk, pool_labels
+from train.labels import (
+    LabelPlan,
+    Labels,
+    chunk_path,
+    deepened_margins,
+    label,
+    label_chunk,
+    pool_labels,
+)
 
 # One hand of five cards: a game is short, and with gamma 1 every decision's return is its
 # side's result of the game.
@@ -98,7 +108,7 @@ def test_target_takes_the_search_move_only_by_z_standard_errors():
         masks=masks,
         base=np.array([4, 4, 9], dtype=np.int16),
         played=np.array([4, 4, 9], dtype=np.int16),
-        searched=np.array([True, True, False]),  # row 2: not searched, the base move
+        redeals=np.array([16, 64, 0], dtype=np.int16),  # row 2: not searched, the base move
         values=values,
         gains=gains,
         gain_se=se,
@@ -113,6 +123,38 @@ def test_target_takes_the_search_move_only_by_z_standard_errors():
     assert labels.target(0.0).tolist() == [9, 20, 9]
     assert labels.target(1.0).tolist() == [9, 4, 9]
     assert labels.target(3.0).tolist() == [4, 4, 9]
+    # only the verdicts of 64 re-deals or more: row 0's (16) leaves the base move
+    assert labels.target(0.0, redeals=64).tolist() == [4, 20, 9]
+
+
+def test_deepening_adds_redeals_where_the_moves_spread_apart(chunk):
+    assert (chunk.redeals == 2).all()  # the plan's samples
+    never = label_chunk(replace(PLAN, deepen=3, deepen_at=1e9), 0)
+    assert (never.redeals == 2).all()
+    assert np.array_equal(never.values, chunk.values, equal_nan=True)  # the same search
+    always = label_chunk(replace(PLAN, deepen=3, deepen_at=0.0), 0)
+    assert (always.redeals == 8).all()  # spread >= 0: three more rounds of two re-deals
+    assert (always.played[always.expert] == always.target(1.0)[always.expert]).all()
+
+
+def test_deepening_searches_again_only_the_decisions_still_spread_apart():
+    class Search:  # margins_of answers from a script, and keeps what it was asked
+        def __init__(self, answers):
+            self.answers, self.asked = list(answers), []
+
+        def margins_of(self, decisions):
+            self.asked.append(list(decisions))
+            return self.answers.pop(0)
+
+    spread = [np.array([[0.0, 0.0], [d, d]]) for d in (100.0, 10.0, 70.0)]  # 2 moves x 2
+    again = [np.array([[0.0], [90.0]]), np.array([[0.0], [20.0]])]  # decisions 0 and 2
+    third = [np.array([[0.0], [95.0]])]  # decision 0 alone: 2's mean fell under 60
+    search = Search([spread, again, third])
+    margins = deepened_margins(search, ["a", "b", "c"], rounds=2, spread=60.0)
+    assert search.asked == [["a", "b", "c"], ["a", "c"], ["a"]]
+    assert [m.shape[1] for m in margins] == [4, 2, 3]
+    assert margins[0][1].tolist() == [100, 100, 90, 95]
+    assert margins[2][1].tolist() == [70, 70, 20]  # mean 53: no third round
 
 
 def test_a_run_resumes_where_it_stopped_and_pools(tmp_path, chunk):
@@ -134,6 +176,10 @@ def test_pooling_refuses_other_settings_and_empty_folders(tmp_path):
     plan = LabelPlan(env=ENV, search="search:samples=2,stock_max=3,z=1", games=1, seed=5)
     list(label(plan, tmp_path, range(1)))
     other = LabelPlan(env=ENV, search="search:samples=2,stock_max=3,z=1", games=1, seed=6)
+    # nor does labelling add chunks of other settings to the folder
+    with pytest.raises(ValueError, match=r"other settings \(seed: 5 there, 6 here\)"):
+        list(label(other, tmp_path, range(3)))
+    assert [p.name for p in tmp_path.iterdir()] == ["chunk_00000.npz"]
     with pytest.raises(ValueError, match=r"other settings \(seed: 5 there, 6 here\)"):
         pool_labels([tmp_path], other.settings())
     with pytest.raises(ValueError, match="no label chunks"):

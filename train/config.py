@@ -87,6 +87,14 @@ class ExpertConfig:
     stock_max: int = 10  # it searches from this stock size down
     z: float = 1.0  # it leaves its base's move for a gain this many standard errors (and the
     #                 network learns that choice)
+    # Up to this many more rounds of `samples` re-deals for a decision whose moves still look
+    # deepen_at points of the hand apart (best mean margin against worst): the few decisions
+    # worth hundreds of points get a sure verdict, the many small ones cost no more.
+    deepen: int = 0
+    deepen_at: float = 80.0
+    # The network learns the search's change of move only from verdicts of this many re-deals
+    # or more (with deepen: the decisions that matter); the base's move elsewhere.
+    min_redeals: int = 1
     opponent: str = "heuristic"  # who the searching side plays in the labelled games
     chunks: int = 100  # label chunks per round (each a file of games_per_chunk games)
     games_per_chunk: int = 16
@@ -260,6 +268,9 @@ RANGES: dict[str, Range] = {
     "expert.samples": COUNT,
     "expert.stock_max": SOME,
     "expert.z": SOME,
+    "expert.deepen": SOME,
+    "expert.deepen_at": SOME,
+    "expert.min_redeals": COUNT,
     "expert.chunks": COUNT,
     "expert.games_per_chunk": COUNT,
     "expert.workers": COUNT,

@@ -116,6 +116,8 @@ def label_plan(config: TrainConfig, round_: int, base: str | None = None) -> Lab
         games=ex.games_per_chunk,
         gamma=config.ppo.gamma,
         seed=1000 * config.seed + round_,
+        deepen=ex.deepen,
+        deepen_at=ex.deepen_at,
     )
 
 
@@ -165,7 +167,7 @@ def distil(config: TrainConfig, labels: Labels, path: Path) -> tuple[Path, dict[
     """A fresh network of the run's shape taught ``labels`` (the search's choices at
     ``expert.z`` and the returns), saved at ``path``; the numbers for the run's log."""
     ex = config.expert
-    target = labels.target(ex.z)
+    target = labels.target(ex.z, ex.min_redeals)
     # the first games teach, the last ones (at least one, with a holdout) judge
     held = math.ceil(labels.games * ex.holdout)
     kept = max(1, labels.games - held)

@@ -45,7 +45,13 @@ class LabelPlan:
     """Which games to label: ``games`` per chunk on the table of ``env`` (the training
     environment's keyword arguments: its rewards are the returns' units), the expert
     ``search`` (an agent spec, ``"search:samples=16,stock_max=10,z=1"``) against ``opponent``;
-    returns discounted by ``gamma``; chunk ``i``'s games seeded from ``(seed, i)``."""
+    returns discounted by ``gamma``; chunk ``i``'s games seeded from ``(seed, i)``.
+
+    ``deepen``: up to this many more rounds of the search's re-deals for a decision whose moves
+    still look ``deepen_at`` points of the hand apart or more (the best move's mean margin
+    against the worst's). A few dozen re-deals tell the moves apart only to within tens of
+    points, and most decisions matter less than that; the few where a pressure is at stake
+    are worth hundreds, so they get the re-deals that make their verdict sure."""
 
     env: dict[str, Any]
     search: str = "search:samples=16,stock_max=10,z=1"
@@ -53,6 +59,8 @@ class LabelPlan:
     games: int = 8
     gamma: float = 0.99
     seed: int = 0
+    deepen: int = 0
+    deepen_at: float = 80.0
 
     def settings(self) -> dict[str, Any]:
         """What the labels depend on, for the chunk files (a base network by its contents)."""
@@ -74,7 +82,7 @@ class Labels:
     masks: np.ndarray  # (n, NUM_ACTIONS) bool
     base: np.ndarray  # (n,) int16: the base policy's move
     played: np.ndarray  # (n,) int16: the move made at the table
-    searched: np.ndarray  # (n,) bool: the search looked at this decision
+    redeals: np.ndarray  # (n,) int16: re-deals behind the search's verdict (0: not searched)
     values: (
         np.ndarray
     )  # (n, NUM_ACTIONS) float64 (exactly as searched): mean margin of each legal move (NaN: none)
@@ -95,12 +103,17 @@ class Labels:
     def games(self) -> int:
         return len(self.points)
 
-    def target(self, z: float) -> np.ndarray:
-        """The move to learn at each row: the search's choice where it searched (the base move
-        unless the best-looking move beats it by ``z`` standard errors), the base move
-        elsewhere."""
+    @property
+    def searched(self) -> np.ndarray:
+        """Whether the search looked at each decision."""
+        return self.redeals > 0
+
+    def target(self, z: float, redeals: int = 1) -> np.ndarray:
+        """The move to learn at each row: the search's choice where it searched with at least
+        ``redeals`` re-deals (the base move unless the best-looking move beats it by ``z``
+        standard errors), the base move elsewhere."""
         out = self.base.astype(np.int64)
-        for i in np.flatnonzero(self.searched):
+        for i in np.flatnonzero(self.redeals >= max(redeals, 1)):
             legal = np.flatnonzero(self.masks[i])
             base = int(np.flatnonzero(legal == self.base[i])[0])
             verdict = Verdict(
@@ -150,9 +163,27 @@ def label_chunk(plan: LabelPlan, index: int) -> Labels:
     opponent = make_agent(plan.opponent, table, seed=int(seeds[-1]))
     while waiting := [game for game in games if game.advance(expert, opponent)]:
         decisions = [(game.env, game.legal) for game in waiting]
-        for game, margins in zip(waiting, expert.margins_of(decisions), strict=True):
-            game.decide(expert, Verdict.of(margins, game.legal, game.row["base"]))
+        margins = deepened_margins(expert, decisions, plan.deepen, plan.deepen_at)
+        for game, margin in zip(waiting, margins, strict=True):
+            game.decide(expert, margin)
     return Labels.concatenate([game.labels(plan.gamma) for game in games])
+
+
+def deepened_margins(
+    expert: SearchAgent, decisions: list, rounds: int, spread: float
+) -> list[np.ndarray]:
+    """``expert.margins_of(decisions)``, then up to ``rounds`` times as many re-deals again
+    (new ones, from the expert's generator) for each decision whose moves' mean margins still
+    spread ``spread`` points or more; each decision's margins over all its re-deals."""
+    margins = expert.margins_of(decisions)
+    for _ in range(rounds):
+        wide = [i for i, m in enumerate(margins) if np.ptp(m.mean(axis=1)) >= spread]
+        if not wide:
+            break
+        more = expert.margins_of([decisions[i] for i in wide])
+        for i, extra in zip(wide, more, strict=True):
+            margins[i] = np.hstack([margins[i], extra])
+    return margins
 
 
 class _GameLabeller:
@@ -196,9 +227,11 @@ class _GameLabeller:
             self._record_and_play()
         return False
 
-    def decide(self, expert: SearchAgent, verdict: Verdict) -> None:
-        """The search's verdict on the waiting decision; the expert's side plays its choice."""
-        self.row["verdict"] = verdict
+    def decide(self, expert: SearchAgent, margins: np.ndarray) -> None:
+        """The search's margins (moves x re-deals) for the waiting decision, and its verdict;
+        the expert's side plays its choice."""
+        verdict = Verdict.of(margins, self.legal, self.row["base"])
+        self.row["verdict"], self.row["redeals"] = verdict, margins.shape[1]
         if self.row["expert"]:
             self.row["played"] = int(self.legal[verdict.choice(expert.z)])
         self._record_and_play()
@@ -230,9 +263,11 @@ def _labels_of(rows, returns, g, expert_side: int) -> Labels:
     n = len(rows)
     values = np.full((n, NUM_ACTIONS), np.nan)
     gains, gain_se = values.copy(), values.copy()
+    redeals = np.zeros(n, dtype=np.int16)
     for i, row in enumerate(rows):
         verdict = row["verdict"]
         if verdict is not None:
+            redeals[i] = row["redeals"]
             values[i, verdict.legal] = verdict.values
             gains[i, verdict.legal] = verdict.gains
             gain_se[i, verdict.legal] = verdict.gain_se
@@ -243,7 +278,7 @@ def _labels_of(rows, returns, g, expert_side: int) -> Labels:
         masks=np.array([r["mask"] for r in rows], dtype=bool).reshape(n, NUM_ACTIONS),
         base=np.array([r["base"] for r in rows], dtype=np.int16),
         played=np.array([r["played"] for r in rows], dtype=np.int16),
-        searched=np.array([r["verdict"] is not None for r in rows], dtype=bool),
+        redeals=redeals,
         values=values,
         gains=gains,
         gain_se=gain_se,
@@ -281,6 +316,8 @@ def label(plan: LabelPlan, folder: Path, chunks: Iterable[int], workers: int = 1
     yields each finished chunk's number of rows, as it lands."""
     settings = plan.settings()
     folder.mkdir(parents=True, exist_ok=True)
+    for labelled in _chunks_in(folder)[:1]:  # a folder holds one plan's chunks
+        load_arrays(labelled, [], settings, "a labels chunk", "; label them in another folder")
     jobs = [(plan, i, folder, settings) for i in pending(folder, chunks)]
     if workers <= 1:
         with torch_threads(1):
@@ -292,11 +329,15 @@ def label(plan: LabelPlan, folder: Path, chunks: Iterable[int], workers: int = 1
         yield from pool.imap_unordered(_label_and_save, jobs)
 
 
+def _chunks_in(folder: Path) -> list[Path]:
+    """The finished chunk files of ``folder``, in chunk order."""
+    return [p for p in sorted(folder.glob("chunk_*.npz")) if not p.name.endswith(".tmp.npz")]
+
+
 def pool_labels(folders: Iterable[Path], settings: dict | None = None) -> Labels:
     """Every chunk of ``folders`` joined (in folder and chunk order); ValueError if none is
     there, or a chunk was labelled under settings other than ``settings``."""
-    paths = [p for folder in folders for p in sorted(Path(folder).glob("chunk_*.npz"))]
-    paths = [p for p in paths if not p.name.endswith(".tmp.npz")]
+    paths = [p for folder in folders for p in _chunks_in(Path(folder))]
     if not paths:
         raise ValueError(f"no label chunks (chunk_*.npz) in {', '.join(map(str, folders))}")
     return Labels.concatenate([Labels.load(p, settings) for p in paths])
