@@ -10,17 +10,24 @@ from .policy import PolicyAgent, is_rllib_module
 from .scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from .search import SearchAgent
 from .shipped import shipped_network
+from .user import SCRIPT_SUFFIXES, TorchScriptAgent, agent_by_import_path, is_import_path
 
 
 def make_agent(spec: str, table: Table, seed: int | None = None) -> Agent:
     """An agent by name ("random", "greedy", "heuristic", "search": SearchAgent over
     HeuristicAgent, "shipped": the network the package ships), the path of a MaskablePPO
-    checkpoint (.zip) or of a folder holding an RLlib module (``crates train --backend rllib``'s
-    ``rllib_policy``). SearchAgent takes settings after a colon,
-    ``search:samples=16,stock_max=10,base=shipped,z=1``. Raises ``ValueError`` naming the valid
-    names (or settings) for anything else."""
+    checkpoint (.zip) or of a folder holding an RLlib module (``crates train --backend
+    rllib``'s ``rllib_policy``). SearchAgent takes settings after a colon,
+    ``search:samples=16,stock_max=10,base=shipped,z=1``. Agents written elsewhere come in by
+    import path, ``my_pkg.bots:MyAgent``, or as a policy file (TorchScript ``.pt``, exported
+    ``.pt2``): ``agents.user``. Raises ``ValueError`` naming the valid names (or settings) for
+    anything else."""
     if Path(spec).is_file():
+        if Path(spec).suffix in SCRIPT_SUFFIXES:
+            return TorchScriptAgent(spec, table=table, seed=seed)
         return PolicyAgent(spec, table=table)
+    if is_import_path(spec):
+        return agent_by_import_path(spec, table, seed)
     if is_rllib_module(Path(spec)):
         from .rllib import RLlibPolicyAgent  # RLlib is an optional extra
 
@@ -38,6 +45,7 @@ __all__ = [
     "RandomAgent",
     "SearchAgent",
     "Table",
+    "TorchScriptAgent",
     "decide",
     "make_agent",
     "search_settings",

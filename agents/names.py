@@ -32,8 +32,9 @@ def agent_by_name(spec: str, table: Table, seed: int | None = None) -> Agent:
         return PolicyAgent(shipped.shipped_network(), table=table)
     raise ValueError(
         f"unknown agent {spec!r}: valid names are {', '.join(AGENT_NAMES)} (search:setting=value,"
-        f"... with settings {', '.join(SEARCH_SETTINGS)}), or the path of an existing "
-        "MaskablePPO checkpoint (.zip) or RLlib module folder"
+        f"... with settings {', '.join(SEARCH_SETTINGS)}), the path of an existing "
+        "MaskablePPO checkpoint (.zip), policy file (TorchScript .pt, exported .pt2) or RLlib "
+        "module folder, or a class by import path (my_pkg.bots:MyAgent)"
     )
 
 

@@ -60,7 +60,7 @@ class PolicyAgent(BaseAgent):
                 f"act_batch needs observations (batch, size) and masks (batch, {NUM_ACTIONS}); "
                 f"got {obs.shape} and {masks.shape}"
             )
-        logits = self._logits(obs)
+        logits = self._logits(obs, masks)
         logits[~masks] = -np.inf
         if self.deterministic:
             actions = logits.argmax(axis=1)
@@ -72,8 +72,9 @@ class PolicyAgent(BaseAgent):
             actions = np.where(masks[:, ANNOUNCE], ANNOUNCE, actions)
         return actions.astype(np.int64)
 
-    def _logits(self, obs: np.ndarray) -> np.ndarray:
-        """The policy's action logits, straight through its network (no SB3 predict overhead)."""
+    def _logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The policy's action logits, straight through its network (no SB3 predict overhead;
+        SB3's networks do not read the masks)."""
         import torch
 
         policy = self.model.policy

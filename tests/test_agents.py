@@ -491,7 +491,7 @@ def test_policy_agent_matches_sb3_predict_and_announces_when_allowed(checkpoint)
             expected, _ = agent.model.predict(o, action_masks=m, deterministic=True)
             chosen = agent.act(o, m)
             if chosen != int(expected):  # only a float tie may part them (SB3 normalises first)
-                logits = agent._logits(o[None, :])[0]
+                logits = agent._logits(o[None, :], m[None, :])[0]
                 assert logits[chosen] == pytest.approx(logits[int(expected)], abs=1e-5)
             if m[ANNOUNCE]:
                 offered += 1

@@ -66,8 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         default=None,
         help="agent names (random, greedy, heuristic, search[:settings], shipped: the network "
-        "the package ships) or checkpoint paths (default: shipped against heuristic on "
-        "4-player crates, otherwise heuristic, greedy, random)",
+        "the package ships), checkpoint paths (.zip), policy files (TorchScript .pt, exported "
+        ".pt2) or classes by import path (my_pkg.bots:MyAgent) (default: shipped against "
+        "heuristic on 4-player crates, otherwise heuristic, greedy, random)",
     )
     add_table_arguments(ev)
     ev.add_argument("--deals", "--games", type=int, default=200, help="deals to play")

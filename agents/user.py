@@ -1,0 +1,134 @@
+"""Agents written by other code: a class by its import path, or a TorchScript policy file.
+
+A policy trained outside this package (a CleanRL-style script, TorchRL, Tianshou, your own
+code) meets the baselines from the command line in one of two ways:
+
+- **A class or factory by import path**, ``my_pkg.bots:MyAgent``: anything with
+  ``act(observation, action_mask) -> int``, and optionally ``act_batch(observations,
+  action_masks) -> actions`` (a batch of rows at once) and ``reset()`` (called at each game's
+  start). It is called with the keyword arguments it accepts among ``table`` (the
+  ``agents.Table`` of the game: layout, players, card points) and ``seed``; the module must be
+  importable where the games are played (Ray workers too).
+- **A policy file**: a TorchScript module (``.pt``, ``torch.jit.script(...).save``) or an
+  exported program (``.pt2``, ``torch.export.save``, exported with a dynamic batch dimension)
+  mapping observations (float32, ``(batch, obs_size)``) and action masks (bool, ``(batch,
+  63)``) to action logits ``(batch, 63)``. The agent plays the best legal action, as a
+  checkpoint's ``PolicyAgent`` does.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from crates_env.actions import NUM_ACTIONS
+
+from .base import Table
+from .policy import PolicyAgent, first_line
+
+IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+SCRIPT_SUFFIXES = (".pt", ".pt2")
+
+
+def is_import_path(spec: str) -> bool:
+    """``module.path:Name`` (a dotted module, a colon, a name in it)."""
+    return bool(IMPORT_PATH.match(spec)) and "." in spec.partition(":")[0]
+
+
+def agent_by_import_path(spec: str, table: Table, seed: int | None = None) -> Any:
+    """The object ``module:Name`` makes, called with those of ``table`` and ``seed`` it
+    accepts; ValueError naming the spec and what is wrong."""
+    module_name, _, name = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"agent {spec!r}: cannot import {module_name} ({exc})") from None
+    factory = getattr(module, name, None)
+    if not callable(factory):
+        raise ValueError(f"agent {spec!r}: {module_name} has no class or function {name}")
+    offered = {"table": table, "seed": seed}
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # a builtin without a signature: call it bare
+        params = {}
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    agent = factory(**{k: v for k, v in offered.items() if takes_any or k in params})
+    if not callable(getattr(agent, "act", None)):
+        raise ValueError(
+            f"agent {spec!r}: {type(agent).__name__} has no act(observation, action_mask) "
+            "method (the agent protocol: act, and optionally act_batch and reset)"
+        )
+    if not callable(getattr(agent, "reset", None)):
+        agent.reset = _nothing  # the protocol's reset is optional for a user's agent
+    return agent
+
+
+def _nothing() -> None:
+    return None
+
+
+class TorchScriptAgent(PolicyAgent):
+    """Plays a policy file (TorchScript ``.pt`` or exported ``.pt2``): ``module(observations,
+    masks) -> logits``, its best legal action (or a sample, ``deterministic=False``), calling
+    "one card" as ``PolicyAgent`` does. ``ValueError`` naming the file if it is neither or its
+    logits do not have one column per action for this table's observations."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        deterministic: bool = True,
+        table: Table | None = None,
+        auto_announce: bool = True,
+        seed: int | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.deterministic, self.table, self.auto_announce = deterministic, table, auto_announce
+        self.rng = np.random.default_rng(seed)
+        if not self.path.is_file():
+            raise ValueError(f"{self.path}: no such policy file")
+        self.model = _shared_script(self.path.resolve(), self.path.stat().st_mtime_ns)
+        if table is not None:
+            size = table.obs_size
+            probe = np.zeros((2, size), dtype=np.float32), np.ones((2, NUM_ACTIONS), dtype=bool)
+            try:
+                logits = self._logits(*probe)
+            except Exception as exc:  # a module of another shape raises torch's own errors
+                raise ValueError(
+                    f"{self.path}: the policy cannot read this table's observations "
+                    f"(size {size}): {first_line(exc)}"
+                ) from None
+            if logits.shape != (2, NUM_ACTIONS):
+                raise ValueError(
+                    f"{self.path}: the policy returns logits of shape {logits.shape[1:]} for an "
+                    f"observation, not ({NUM_ACTIONS},)"
+                )
+
+    def _logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        import torch
+
+        with torch.no_grad():
+            logits = self.model(torch.as_tensor(obs), torch.as_tensor(masks))
+        return logits.numpy().astype(np.float64)
+
+
+@functools.lru_cache(maxsize=8)
+def _shared_script(path: Path, version: int) -> Any:
+    """One loaded policy module per file (and version of it) in a process."""
+    import torch
+
+    exported = path.suffix == ".pt2"
+    try:
+        if exported:
+            return torch.export.load(str(path)).module()
+        module = torch.jit.load(str(path), map_location="cpu")
+    except Exception as exc:  # torch raises RuntimeError and others on a foreign file
+        what = "an exported program (torch.export)" if exported else "a TorchScript file"
+        raise ValueError(f"{path}: not {what} ({first_line(exc)})") from None
+    module.eval()
+    return module

@@ -1,0 +1,37 @@
+"""Agents as a user's own code would write them, for tests of ``my_pkg.bots:MyAgent`` specs:
+plain classes and a factory, none built on this package's agent classes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class LowestCard:
+    """Plays the legal action with the lowest id; told the table, it checks the mask's width."""
+
+    def __init__(self, table) -> None:
+        self.width = len(table.card_points) + 10  # cards, then the 10 actions that are words
+        self.games = 0
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        assert len(action_mask) == self.width
+        return int(np.flatnonzero(action_mask)[0])
+
+    def reset(self) -> None:
+        self.games += 1
+
+
+def highest(seed: int | None = None):
+    """A factory: an object with ``act`` and ``act_batch`` (the highest legal id) and no reset."""
+
+    class Highest:
+        def act(self, observation, action_mask):
+            return int(np.flatnonzero(action_mask)[-1])
+
+        def act_batch(self, observations, action_masks):
+            return np.array([np.flatnonzero(m)[-1] for m in action_masks])
+
+    return Highest()
+
+
+NOT_AN_AGENT = 3
