@@ -1,8 +1,9 @@
 """HeuristicAgent for a batch of positions in one compiled call (numba).
 
-A twin of ``HeuristicAgent``'s Crates-family play, method for method with the same names, so the
-two read side by side; ``HeuristicAgent.act_batch`` calls it, and a test holds the two equal move
-for move over random positions of every preset. It reads the decoded batch (``Positions``) and
+A twin of ``HeuristicAgent``'s play, method for method with the same names, so the two read side
+by side: the Crates family's strategy, and the Crazy Eights family's (shed the costliest natural
+card, keep the wilds). ``HeuristicAgent.act_batch`` calls it, and a test holds the two equal move
+for move over random positions of every rule system. It reads the decoded batch (``Positions``) and
 the table's rules as arrays (``TableArrays``); rows it cannot decide alone (a wild starter's suit,
 named at random before the dealer looks at the hand) come back as -1 for the agent's own
 generator.
@@ -46,6 +47,7 @@ from .heuristic_data import (
 )
 
 PENALTY_CARD = int(Decision.PENALTY_CARD)
+STARTER_SUIT = int(Decision.STARTER_SUIT)
 MAX_DRAWS = 12  # players a card's function may make draw (a 5 at a 12-seat craits table: 11)
 
 
@@ -53,6 +55,7 @@ class TableArrays(NamedTuple):
     """What HeuristicAgent knows of the table, as arrays the kernel reads."""
 
     n: int
+    eights: bool  # a table of the Crazy Eights family (Table.engine == "eights")
     partner: int  # relative slot of the partner, -1 without partnerships
     card_points: np.ndarray  # (kinds,) int64
     copies: np.ndarray  # (kinds,) int64
@@ -79,6 +82,7 @@ class TableArrays(NamedTuple):
             pips[rank] = value
         return cls(
             n=table.num_players,
+            eights=table.engine == "eights",
             partner=-1 if table.partner_slot is None else table.partner_slot,
             card_points=np.array(table.card_points, dtype=np.int64),
             copies=np.array(table.kind_copies, dtype=np.int64),
@@ -140,12 +144,14 @@ def _act(t, mask, pos, decision):
                 if mask[k] and t.card_points[k] < t.card_points[best]:
                     best = k
             return best
+        if t.eights:
+            return _shed_keep_wilds(t, mask)
         if pos[3]:
             return _count_play(t, mask, first, pos)
         return _play(t, mask, first, pos)
     if mask[SUIT : SUIT + 4].any():
-        if hand.sum() == 0:
-            return -1  # a wild starter's suit: the agent's own generator names it
+        if decision == STARTER_SUIT:
+            return -1  # named before looking at the hand: the agent's own generator names it
         return SUIT + _best_suit(t, hand, pos, mask[SUIT : SUIT + 4])
     for a in range(SUIT + 4, NUM_ACTIONS):  # _fallback: draw only when nothing else is offered
         if mask[a] and a != DRAW:
@@ -402,3 +408,22 @@ def _best_suit(t, hand, pos, suits):
 def _unseen(t, pos):
     """Copies of each kind neither held nor played this hand: what the others may hold."""
     return np.maximum(t.copies - pos[0] - pos[6], 0)
+
+
+# ---------------------------------------------------------------------- other families
+@njit(cache=True)
+def _shed_keep_wilds(t, mask):
+    """The costliest legal natural card (the lowest kind on a tie), a wild only when nothing
+    else is legal."""
+    best = -1
+    for wild in (False, True):
+        for k in range(NUM_KINDS):
+            if (
+                mask[k]
+                and t.wild[k] == wild
+                and (best < 0 or t.card_points[k] > t.card_points[best])
+            ):
+                best = k
+        if best >= 0:
+            return best
+    return best

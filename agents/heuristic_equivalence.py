@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from crates_env.vector import VectorGame
+from crates_env.vector.fuzz import random_moves
 
 from .base import Table
 from .scripted import HeuristicAgent
@@ -19,9 +20,11 @@ def check_against_reference(
     preset: str, num_players: int, games: int, rounds: int, seed: int, **options
 ) -> int:
     """The differential check: ``games`` games on the compiled engine for ``rounds`` decisions
-    each, HeuristicAgent deciding three moves in four and a random legal move the rest (to
-    reach positions it would not play into); at every decision ``act_batch`` is held against
-    ``act`` row by row. Returns the positions compared; raises AssertionError at a difference."""
+    each, HeuristicAgent deciding three moves in four and a random move the rest (to reach
+    positions it would not play into: with ``misplay_mode="penalize"``, sometimes a misplay the
+    rules penalise, so that penalty cards come up); at every decision ``act_batch`` is held
+    against ``act`` row by row. Returns the positions compared; raises AssertionError at a
+    difference."""
     vg = VectorGame(games, preset, num_players, **options)
     vg.reset(np.arange(seed, seed + games))
     table = Table.from_rules(vg.rules)
@@ -39,6 +42,6 @@ def check_against_reference(
                     f"{actions[i]}, act {expected}"
                 )
         compared += len(masks)
-        random = vg.random_actions(rng)
+        random = random_moves(vg, rng, masks, vg.acceptable_mask())
         vg.step(np.where(rng.random(games) < 0.75, actions, random))
     return compared

@@ -114,6 +114,7 @@ class HeuristicAgent(BaseAgent):
        Cooper-exposed (a 6 with nothing to follow draws a card).
     9. **Suit to name**: the suit held most, tilted toward suits the opponents are short in
        (many of its cards already played, few unseen); weighted more when an opponent is low.
+       A wild starter's suit, named before looking at the hand, is picked at random.
     10. **Otherwise shed points** (more urgently the closer anybody is to going out), keeping a
         hand that can follow the suit or rank the play leaves.
 
@@ -150,7 +151,7 @@ class HeuristicAgent(BaseAgent):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``act`` for each row of ``observations`` (``batch x size``), the same actions, in one
-        compiled call for the Crates family (``agents.heuristic_batch``)."""
+        compiled call (``agents.heuristic_batch``)."""
         obs = np.asarray(observations, dtype=np.float32)
         masks = np.asarray(action_masks).astype(bool)
         if obs.ndim != 2 or masks.shape != (len(obs), NUM_ACTIONS):
@@ -172,12 +173,16 @@ class HeuristicAgent(BaseAgent):
 
     @functools.cached_property
     def _arrays(self):
-        """The table as the compiled twin reads it, or None where it does not play it."""
-        if self.table.engine != "crates" or self.table.rules is None:
+        """The table as the compiled twin reads it, or None where it cannot (a table without
+        its rules, one the compiled engine does not play)."""
+        if self.table.rules is None:
             return None
         from .heuristic_batch import TableArrays
 
-        return TableArrays.of(self.table)
+        try:
+            return TableArrays.of(self.table)
+        except ValueError:  # crates_env.vector.games.check_supported refuses the table
+            return None
 
     # ------------------------------------------------------------------ seats
     def _slot(self, steps: int, pos: Position) -> int:
@@ -359,8 +364,10 @@ class HeuristicAgent(BaseAgent):
 
     # ------------------------------------------------------------------ rule 9
     def _name_suit(self, suits: list[int], pos: Position) -> int:
-        if not pos.hand:  # a wild starter's suit is named before looking
+        if pos.decision == Decision.STARTER_SUIT:  # named before looking at the hand
             return int(self.rng.choice(suits))
+        # an empty hand (zimbabwe's last card an 8, in air) still names the suit the others
+        # are shortest in
         return self._best_suit(pos.hand, pos, suits)
 
     def _best_suit(self, hand: list[int], pos: Position, suits: Iterable[int]) -> int:

@@ -1,15 +1,15 @@
 """HeuristicAgent's compiled twin against HeuristicAgent itself, move for move.
 
     python benchmarks/heuristic_equivalence.py --positions 100000
-    python benchmarks/heuristic_equivalence.py --presets crates kreights --positions 20000
+    python benchmarks/heuristic_equivalence.py --systems crates zimbabwe --positions 20000
 
-For each preset it cycles through the tables of ``benchmarks/vector_equivalence.py`` (player
-counts and option sets), each time playing ``--games`` games on the compiled engine for
-``--rounds`` decisions (HeuristicAgent three moves in four, a random legal move the rest) and
-holding ``HeuristicAgent.act_batch`` against ``act`` at every position
-(``agents.heuristic_equivalence.check_against_reference``), until the preset has ``--positions``
-positions compared. The first difference stops the run and prints where it is. It also times
-both on the positions of one table side by side.
+For each rule system it cycles through the tables of ``benchmarks/vector_equivalence.py``
+(player counts and option sets), each time playing ``--games`` games on the compiled engine for
+``--rounds`` decisions (HeuristicAgent three moves in four, a random move the rest: with
+``penalize`` sometimes a misplay) and holding ``HeuristicAgent.act_batch`` against ``act`` at
+every position (``agents.heuristic_equivalence.check_against_reference``), until the system has
+``--positions`` positions compared. The first difference stops the run and prints where it is.
+It also times both on the positions of one table side by side.
 """
 
 from __future__ import annotations
@@ -25,28 +25,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents import HeuristicAgent, Table
 from agents.heuristic_equivalence import check_against_reference
-from benchmarks.vector_equivalence import VARIANTS, chunks
+from benchmarks.vector_equivalence import VARIANTS, chunks, preset_of
 from crates_env.vector import VectorGame
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--presets", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
-    parser.add_argument("--positions", type=int, default=100_000, help="per preset")
+    parser.add_argument("--systems", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--positions", type=int, default=100_000, help="per rule system")
     parser.add_argument("--games", type=int, default=128)
     parser.add_argument("--rounds", type=int, default=100, help="decisions a game per chunk")
     args = parser.parse_args()
     totals = {}
-    for preset in args.presets:
-        totals[preset] = 0
-        for _, players, options, seed in chunks(preset, args.games):
-            if totals[preset] >= args.positions:
+    for system in args.systems:
+        totals[system] = 0
+        for _, players, options, seed in chunks(system, args.games):
+            if totals[system] >= args.positions:
                 break
-            totals[preset] += check_against_reference(
-                preset, players, args.games, args.rounds, seed, **options
+            totals[system] += check_against_reference(
+                preset_of(system), players, args.games, args.rounds, seed, **options
             )
-        print(f"{preset:<12} {totals[preset]:>10,} positions, no difference", flush=True)
-    print(f"{'all':<12} {sum(totals.values()):>10,} positions, no difference")
+        print(f"{system:<18} {totals[system]:>10,} positions, no difference", flush=True)
+    print(f"{'all':<18} {sum(totals.values()):>10,} positions, no difference")
     speed()
 
 

@@ -1,13 +1,15 @@
-"""The compiled engine against the reference, over millions of decisions per preset.
+"""The compiled engine against the reference, over millions of decisions per rule system.
 
     python benchmarks/vector_equivalence.py --decisions 1000000 --out equivalence.jsonl
-    python benchmarks/vector_equivalence.py --presets crates --decisions 200000
+    python benchmarks/vector_equivalence.py --systems crates zimbabwe --decisions 200000
 
-For each preset it plays chunks of ``--games`` random games through both engines
-(``crates_env.vector.equivalence.play_both``: seat to play, action mask and observation at every
-decision, rewards and game end after every step, final scores), cycling through the preset's
-player counts and option sets below, until the preset has ``--decisions`` decisions compared.
-The first difference stops the run and prints where it is.
+A rule system is a preset, or a preset with ``misplay_mode="penalize"`` (``kreights+penalize``,
+``creights+penalize``: random play makes a misplay the rules penalise one move in 16 where
+there is one). For each it plays chunks of ``--games`` random games through both engines
+(``crates_env.vector.equivalence.play_both``: seat to play, action mask, misplays accepted and
+observation at every decision, rewards and game end after every step, final scores), cycling
+through the system's player counts and option sets below, until it has ``--decisions``
+decisions compared. The first difference stops the run and prints where it is.
 
 Each finished chunk is appended to ``--out`` as one JSON line, and chunks already there are
 skipped on a rerun, so a long check can be stopped, split across sessions or processes
@@ -27,7 +29,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from crates_env.vector.equivalence import play_both
 
-# Per preset: the tables a chunk cycles through (players, options).
+PENALTY_CARDS = {"misplay_mode": "penalize", "kreights_penalty_cards": True}
+REVOKES = {"misplay_mode": "penalize", "kreights_revoke_penalty": True}
+DUMBASS = {"misplay_mode": "penalize", "creights_dumbass_cards": True}
+
+# Per rule system: the tables a chunk cycles through (players, options); the preset is the
+# system's name before a "+".
 VARIANTS: dict[str, list[tuple[int, dict]]] = {
     "crates": [
         (4, {}),
@@ -60,20 +67,51 @@ VARIANTS: dict[str, list[tuple[int, dict]]] = {
         (3, {"craits_short_game": True, "craits_face_cards": True}),
     ],
     "creights": [(4, {}), (2, {"reward_timing": "event"}), (3, {"one_card": "auto"})],
+    "crazy_eights": [
+        (4, {}),
+        (2, {"reward_timing": "event"}),
+        (3, {"crazy_eights_eight_must_change_suit": True, "reward_mode": "relative"}),
+        (5, {"reward_mode": "win"}),
+        (6, {}),  # two packs
+        (7, {"one_card": "auto", "reward_scale": 0.01}),
+    ],
+    "zimbabwe": [
+        (4, {}),
+        (2, {"reward_timing": "event"}),
+        (3, {"deal_size": 6, "reward_mode": "relative"}),
+        (5, {"zimbabwe_jokers": 0, "reward_mode": "win"}),
+        (6, {"zimbabwe_jokers": 4, "deal_size": 8}),  # two packs
+        (7, {"zimbabwe_jokers": 8, "deal_size": 8, "one_card": "auto"}),
+    ],
+    "kreights+penalize": [
+        (4, PENALTY_CARDS),
+        (3, {**REVOKES, "reward_timing": "event"}),
+        (5, {**PENALTY_CARDS, **REVOKES}),  # two packs
+        (4, {**PENALTY_CARDS, **REVOKES, "seven_card_format": True, "one_card": "auto"}),
+    ],
+    "creights+penalize": [
+        (4, DUMBASS),
+        (2, {**DUMBASS, "reward_timing": "event"}),
+        (3, {**DUMBASS, "one_card": "auto", "reward_mode": "relative"}),
+    ],
 }
 
 
-def chunks(preset: str, games: int):
-    """(index, players, options, env seed) of the preset's chunks, without end."""
+def preset_of(system: str) -> str:
+    return system.split("+")[0]
+
+
+def chunks(system: str, games: int):
+    """(index, players, options, env seed) of the rule system's chunks, without end."""
     for index in itertools.count():
-        players, options = VARIANTS[preset][index % len(VARIANTS[preset])]
+        players, options = VARIANTS[system][index % len(VARIANTS[system])]
         yield index, players, options, 1_000_000 * index + 17
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--presets", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
-    parser.add_argument("--decisions", type=int, default=1_000_000, help="per preset")
+    parser.add_argument("--systems", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--decisions", type=int, default=1_000_000, help="per rule system")
     parser.add_argument("--games", type=int, default=64, help="games per chunk")
     parser.add_argument("--out", type=Path, default=Path("vector_equivalence.jsonl"))
     parser.add_argument("--part", type=int, default=0)
@@ -82,51 +120,56 @@ def main() -> None:
     args = parser.parse_args()
     done = _read(args.out)
     if not args.report:
-        for preset in args.presets:
-            run_preset(preset, args, done)
-    report(_read(args.out), args.presets)
+        for system in args.systems:
+            run_system(system, args, done)
+    report(_read(args.out), args.systems)
 
 
-def run_preset(preset: str, args: argparse.Namespace, done: dict) -> None:
-    for index, players, options, seed in chunks(preset, args.games):
-        total = sum(r["decisions"] for (p, _), r in done.items() if p == preset)
+def run_system(system: str, args: argparse.Namespace, done: dict) -> None:
+    for index, players, options, seed in chunks(system, args.games):
+        total = sum(r["decisions"] for (p, _), r in done.items() if p == system)
         if total >= args.decisions:
             return
-        if (preset, index) in done or index % args.parts != args.part:
+        if (system, index) in done or index % args.parts != args.part:
             continue
         start = time.perf_counter()
-        played = play_both(preset, players, args.games, seed, **options)
+        played = play_both(preset_of(system), players, args.games, seed, **options)
         row = {
-            "preset": preset,
+            "system": system,
             "chunk": index,
             "players": players,
             "options": options,
             "seed": seed,
             "games": played.games,
+            "overflowed": played.overflowed,
             "decisions": played.decisions,
             "seconds": round(time.perf_counter() - start, 1),
         }
         with args.out.open("a") as f:
             f.write(json.dumps(row) + "\n")
-        done[(preset, index)] = row
-        print(f"{preset} chunk {index} ({players}p {options}): {played.decisions:,} decisions")
+        done[(system, index)] = row
+        print(f"{system} chunk {index} ({players}p {options}): {played.decisions:,} decisions")
 
 
 def _read(path: Path) -> dict:
     if not path.exists():
         return {}
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return {(r["preset"], r["chunk"]): r for r in rows}
+    return {(r["system"], r["chunk"]): r for r in rows}
 
 
-def report(done: dict, presets: list[str]) -> None:
-    print(f"\n{'preset':<12} {'tables':>6} {'games':>8} {'decisions':>12}  differences")
-    for preset in presets:
-        rows = [r for (p, _), r in done.items() if p == preset]
+def report(done: dict, systems: list[str]) -> None:
+    print(
+        f"\n{'rule system':<18} {'tables':>6} {'games':>8} {'decisions':>12}  differences"
+        "  (games stopped by a 64-bit overflow)"
+    )
+    for system in systems:
+        rows = [r for (p, _), r in done.items() if p == system]
         tables = {(r["players"], json.dumps(r["options"], sort_keys=True)) for r in rows}
         games = sum(r["games"] for r in rows)
         decisions = sum(r["decisions"] for r in rows)
-        print(f"{preset:<12} {len(tables):>6} {games:>8,} {decisions:>12,}  none")
+        overflowed = sum(r["overflowed"] for r in rows)
+        print(f"{system:<18} {len(tables):>6} {games:>8,} {decisions:>12,}  none  ({overflowed})")
 
 
 if __name__ == "__main__":

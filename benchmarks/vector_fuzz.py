@@ -1,12 +1,12 @@
-"""The compiled engine fuzzed over 10^7 random legal decisions, every invariant checked after
-every step (``crates_env.vector.fuzz``: every card in one place, sizes, scores only at a hand's
-end, the mask equal to the moves the engine accepts).
+"""The compiled engine fuzzed over 10^7 random decisions, every invariant checked after every
+step (``crates_env.vector.fuzz``: every card in one place, sizes, penalty cards, knock-outs,
+scores only at a hand's end, the masks equal to the moves the engine accepts).
 
     nice -n 10 python benchmarks/vector_fuzz.py                     # 10^7 decisions
     python benchmarks/vector_fuzz.py --decisions 1000000 --games 256
 
 The decisions are shared out over every table of ``benchmarks/vector_equivalence.py``'s
-``VARIANTS`` (each preset of the family, its player counts, options and reward settings), a
+``VARIANTS`` (every rule system, its player counts, options and reward settings), a
 chunk of ``--games`` slots per table (``--chunk`` decisions: a few whole games a slot, finished
 slots dealt new games), round after round, new seeds each round. The first broken invariant
 stops the run and says where.
@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vector_equivalence import VARIANTS
+from vector_equivalence import VARIANTS, preset_of
 
 from crates_env.vector.fuzz import fuzz
 
@@ -32,7 +32,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=64, help="slots a table")
     parser.add_argument("--chunk", type=int, default=200_000, help="decisions a table a round")
     args = parser.parse_args()
-    tables = [(p, n, o) for p, variants in VARIANTS.items() for n, o in variants]
+    tables = [(preset_of(s), n, o) for s, variants in VARIANTS.items() for n, o in variants]
     decisions = games = 0
     start = time.perf_counter()
     for round_ in range(10**9):

@@ -26,20 +26,61 @@ A turn (RULES.md §1.3, §1.4, §4.7):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
 from .actions import DRAW, PASS, REVERSE_ONCE, REVERSE_PERMANENT, STOP, SUIT
-from .cards import EIGHT, JOKER, NUM_KINDS, rank_of, suit_of
+from .cards import EIGHT, JOKER, NUM_KINDS, Deck, rank_of, suit_of
 from .events import Event, event
 from .game import Game
-from .rules import int_value
+from .rules import Ruleset, int_value
 from .scoring import score_kinds
 from .state import Decision, HandState, StateValue, TurnState
 
 _OFFENSIVE, _DEFENSIVE, _SKIP, _DECLARE, _REVERSE, _CONTINUE = (
     "offensive", "defensive", "skip", "declare", "reverse", "continue",
 )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class EightsMasks:
+    """What each card does and what may be played, as bitmasks over the deck's card ids
+    (``match[suit][rank]``: on that suit and rank when no demand is pending; ``answers``: what
+    blocks or stacks a demand; ``on_joker``: what may follow a Joker; ``skip``: what passes a
+    skip on). The compiled engine reads them too."""
+
+    roles: tuple[str, ...]  # per kind: Ruleset.card_roles of its rank
+    demands: tuple[int, ...]  # per kind: cards an offensive card makes the next player take
+    match: tuple[tuple[int, ...], ...]
+    answers: int
+    on_joker: int
+    skip: int
+    free_after: frozenset[int]  # kinds after which the next play is unrestricted
+
+
+@functools.cache
+def eights_masks(deck: Deck, rules: Ruleset) -> EightsMasks:
+    """The Crazy Eights family's :class:`EightsMasks` for ``rules`` over ``deck``."""
+    roles = tuple(rules.card_roles[13 if k == JOKER else rank_of(k)] for k in range(NUM_KINDS))
+    demands = tuple(rules.demands[13 if k == JOKER else rank_of(k)] for k in range(NUM_KINDS))
+    by_role: dict[str, int] = {}
+    for k in range(NUM_KINDS):
+        by_role[roles[k]] = by_role.get(roles[k], 0) | deck.kind_mask[k]
+    wild = 0
+    for k in rules.wild_kinds:
+        wild |= deck.kind_mask[k]
+    suits, ranks = deck.suit_mask, deck.rank_mask
+    offensive = by_role.get(_OFFENSIVE, 0)
+    return EightsMasks(
+        roles=roles,
+        demands=demands,
+        match=tuple(tuple(suits[s] | ranks[k] | wild for k in range(13)) for s in range(4)),
+        answers=offensive | by_role.get(_DEFENSIVE, 0),  # block or stack [003:95]
+        on_joker=offensive | wild,  # "A two can ... if the last played card is a Joker"
+        skip=by_role.get(_SKIP, 0),  # what passes a skip on [003:79]
+        free_after=frozenset(rules.free_after_kinds),
+    )
 
 
 @dataclass(slots=True)
@@ -86,23 +127,10 @@ class EightsGame(Game, family="eights"):
 
     # ------------------------------------------------------------------ setup
     def _build_masks(self) -> None:
-        d, r = self.deck, self.rules
-        self._role = [r.card_roles[13 if k == JOKER else rank_of(k)] for k in range(NUM_KINDS)]
-        self._demand = [r.demands[13 if k == JOKER else rank_of(k)] for k in range(NUM_KINDS)]
-        by_role: dict[str, int] = {}
-        for k in range(NUM_KINDS):
-            by_role[self._role[k]] = by_role.get(self._role[k], 0) | d.kind_mask[k]
-        wild = 0
-        for k in r.wild_kinds:
-            wild |= d.kind_mask[k]
-        # _match[suit][rank]: cards playable on that suit and rank when no demand is pending
-        suits, ranks = d.suit_mask, d.rank_mask
-        self._match = [[suits[s] | ranks[k] | wild for k in range(13)] for s in range(4)]
-        offensive = by_role.get(_OFFENSIVE, 0)
-        self._answers = offensive | by_role.get(_DEFENSIVE, 0)  # block or stack [003:95]
-        self._on_joker = offensive | wild  # "A two can ... if the last played card is a Joker"
-        self._skip_mask = by_role.get(_SKIP, 0)  # what passes a skip on [003:79]
-        self._free_after = frozenset(r.free_after_kinds)
+        masks = eights_masks(self.deck, self.rules)
+        self._role, self._demand, self._match = masks.roles, masks.demands, masks.match
+        self._answers, self._on_joker = masks.answers, masks.on_joker
+        self._skip_mask, self._free_after = masks.skip, masks.free_after
 
     def _new_turn_state(self) -> EightsTurn:
         return EightsTurn()

@@ -164,6 +164,75 @@ class Pressure(IntEnum):
     NONE = 3  # no pressures (the Crazy Eights family)
 
 
+# The other resolved choices the compiled engine reads as numbers: each ``Ruleset`` field named
+# below is its member's name in lower case (``Ruleset.engine``, ``game_end``, ...), and
+# ``code(Enum, value)`` gives the member.
+class Engine(IntEnum):
+    """``Ruleset.engine``: the family's engine."""
+
+    CRATES = 0
+    EIGHTS = 1
+
+
+class GameEnd(IntEnum):
+    """``Ruleset.game_end``: when the game is decided."""
+
+    SCHEDULE = 0  # after the schedule's hands
+    TARGET = 1  # crazy_eights: a score reaches target_score
+    LAST_PLAYER = 2  # zimbabwe: one player is left
+
+
+class HandScoring(IntEnum):
+    """``Ruleset.hand_scoring``: what a hand's end does to the scores."""
+
+    OWN_CARDS = 0
+    WINNER_COLLECTS = 1
+    ELIMINATE_HIGHEST = 2
+
+
+class EmptyStock(IntEnum):
+    """``Ruleset.empty_stock``: what a draw from an empty stock does."""
+
+    PRESSURE = 0
+    RESHUFFLE = 1
+    BLOCKED = 2
+
+
+class DrawRule(IntEnum):
+    """``Ruleset.draw_rule``: what a player who draws does next."""
+
+    ONE = 0
+    UNTIL_PLAY = 1
+    ONE_THEN_PASS = 2
+
+
+class CardRole(IntEnum):
+    """``Ruleset.card_roles``: what a card of the Crazy Eights family does; ``""`` is
+    ``REGULAR``."""
+
+    REGULAR = 0
+    OFFENSIVE = 1
+    DEFENSIVE = 2
+    SKIP = 3
+    DECLARE = 4
+    REVERSE = 5
+    CONTINUE = 6
+
+
+class MisplayCard(IntEnum):
+    """``Ruleset.misplay_card``: what ``penalize`` does with a card played illegally; ``""``
+    is ``NONE``."""
+
+    NONE = 0
+    EXPOSE = 1
+    DUMBASS = 2
+
+
+def code(enum: type[IntEnum], value: str) -> IntEnum:
+    """The member of ``enum`` a resolved field's string names (``""``: the enum's first)."""
+    return enum[value.upper()] if value else enum(0)
+
+
 SEVEN_OF_DIAMONDS = make_kind(SEVEN, DIAMONDS)
 
 

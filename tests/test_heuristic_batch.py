@@ -21,6 +21,12 @@ TABLES = [
     ("craits", 6, {"craits_punitive_threes": True}),
     ("craits", 4, {"craits_three_covers_eight": True, "craits_face_cards": True}),
     ("creights", 4, {}),
+    ("crazy_eights", 4, {}),
+    ("crazy_eights", 6, {"crazy_eights_eight_must_change_suit": True}),  # two packs
+    ("zimbabwe", 4, {}),
+    ("zimbabwe", 7, {"zimbabwe_jokers": 4, "deal_size": 7}),
+    ("kreights", 4, {"misplay_mode": "penalize", "kreights_penalty_cards": True}),
+    ("creights", 3, {"misplay_mode": "penalize", "creights_dumbass_cards": True}),
 ]
 
 
@@ -30,8 +36,8 @@ def test_act_batch_plays_the_moves_act_plays(preset, players, options):
     assert positions == 24 * 60
 
 
-def _positions(preset: str, players: int, decisions: int):
-    env = raw_env(preset=preset, num_players=players)
+def _positions(preset: str, players: int, decisions: int, **options):
+    env = raw_env(preset=preset, num_players=players, **options)
     env.reset(seed=3)
     rng = np.random.default_rng(3)
     observations, masks = [], []
@@ -44,7 +50,8 @@ def _positions(preset: str, players: int, decisions: int):
 
 
 def test_tables_the_twin_does_not_play_are_decided_row_by_row():
-    table, observations, masks = _positions("crazy_eights", 4, 60)
+    """A table the compiled engine does not play (a schedule past its records)."""
+    table, observations, masks = _positions("crates", 4, 60, deal_schedule=[1] * 65)
     agent = HeuristicAgent(table)
     expected = [agent.act(o, m) for o, m in zip(observations, masks, strict=True)]
     assert agent.act_batch(observations, masks).tolist() == expected

@@ -13,10 +13,10 @@ from crates_env.env import raw_env
 from train.imitation import Collection, collect
 
 
-def _env_at(seed: int, stock_at_most: int | None = None):
-    """A 4-player crates game played by HeuristicAgent from ``seed`` until a real choice (with
-    the stock down to ``stock_at_most`` cards, if given)."""
-    env = raw_env(one_card="auto")
+def _env_at(seed: int, stock_at_most: int | None = None, **table):
+    """A game (4-player crates unless ``table`` says otherwise) played by HeuristicAgent from
+    ``seed`` until a real choice (with the stock down to ``stock_at_most`` cards, if given)."""
+    env = raw_env(**{"one_card": "auto", **table})
     env.reset(seed=seed)
     heuristic = HeuristicAgent(Table.from_env(env))
     g = env.game
@@ -198,6 +198,28 @@ def test_batched_rollouts_give_the_one_at_a_time_values(seed, base):
     np.testing.assert_array_equal(
         batched.move_values(env, legal), one_by_one.move_values(env, legal)
     )
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        {"preset": "crazy_eights", "num_players": 4},
+        {"preset": "zimbabwe", "num_players": 4},
+        {"preset": "zimbabwe", "num_players": 3, "zimbabwe_jokers": 4},
+        {"preset": "kreights", "misplay_mode": "penalize", "kreights_penalty_cards": True},
+    ],
+)
+def test_batched_rollouts_give_the_one_at_a_time_values_on_every_rule_system(table):
+    """The rollouts run on the compiled engine on the Crazy Eights family and with misplay
+    penalties too, and give the values the reference engine gives."""
+    env, _, mask = _env_at(5, **table)
+    legal = np.flatnonzero(mask)
+    batched = SearchAgent(Table.from_env(env), samples=4, seed=3)
+    one_by_one = SearchAgent(Table.from_env(env), samples=4, seed=3)
+    one_by_one._batch = lambda rules, size: None  # the compiled engine unavailable
+    values = batched.move_values(env, legal)
+    assert batched._batches and all(vg is not None for vg in batched._batches.values())
+    np.testing.assert_array_equal(values, one_by_one.move_values(env, legal))
 
 
 def test_decisions_of_several_games_searched_together_get_their_own_margins():

@@ -15,7 +15,13 @@ from crates_env.vector.equivalence import Difference, play_both
 from crates_env.vector.games import rules_record
 from crates_env.vector.layout import STATE
 
-# Every preset of the family at several player counts, the reward settings, and the options.
+KREIGHTS_PENALTIES = {
+    "misplay_mode": "penalize",
+    "kreights_penalty_cards": True,
+    "kreights_revoke_penalty": True,
+}
+# Every preset at several player counts, the reward settings, the options and the misplay
+# penalties.
 TABLES = [
     ("crates", 2, {}),
     ("crates", 3, {"reward_mode": "relative", "reward_timing": "event"}),
@@ -72,6 +78,16 @@ TABLES = [
     ("craits", 12, {"craits_face_cards": True, "craits_three_covers_eight": True}),
     ("creights", 2, {}),
     ("creights", 4, {"reward_timing": "event", "one_card": "auto"}),
+    ("kreights", 4, KREIGHTS_PENALTIES),
+    ("kreights", 5, {**KREIGHTS_PENALTIES, "reward_timing": "event"}),  # two packs
+    ("kreights", 3, {"misplay_mode": "penalize", "kreights_revoke_penalty": True}),
+    ("creights", 3, {"misplay_mode": "penalize", "creights_dumbass_cards": True}),
+    ("crazy_eights", 2, {}),
+    ("crazy_eights", 4, {"reward_mode": "relative"}),
+    ("crazy_eights", 7, {"reward_mode": "win", "crazy_eights_eight_must_change_suit": True}),
+    ("zimbabwe", 2, {}),
+    ("zimbabwe", 4, {"reward_mode": "win"}),
+    ("zimbabwe", 6, {"zimbabwe_jokers": 3, "deal_size": 7, "reward_mode": "relative"}),
 ]
 
 
@@ -114,6 +130,8 @@ def _compare_first_decision(env, vg):
         ("kreights", 3, {}),
         ("craits", 5, {}),
         ("creights", 4, {}),
+        ("crazy_eights", 6, {}),  # two packs
+        ("zimbabwe", 4, {"zimbabwe_jokers": 5}),
     ],
 )
 def test_reset_deals_the_game_of_each_seed(preset, players, options):
@@ -212,15 +230,7 @@ def test_hand_points_equal_the_reference_scoring(preset, options):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"preset": "zimbabwe"}, "Crates family"),
-        (
-            {
-                "preset": "kreights",
-                "misplay_mode": "penalize",
-                "kreights_penalty_cards": True,
-            },
-            "misplay_mode",
-        ),
+        ({"preset": "crates", "deal_schedule": [1] * 65}, "deal schedules of up to 64 hands"),
         ({"preset": "crates", "render_mode": "ansi"}, "render"),
         ({"preset": "crates", "reward_mode": "money"}, "reward_mode"),
         ({"preset": "crates", "no_such_option": True}, "no_such_option"),

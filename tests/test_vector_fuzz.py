@@ -1,6 +1,7 @@
-"""The compiled engine fuzzed as the reference engine is: random legal play over random tables
-(presets, player counts, options, reward settings, seeds), every invariant checked after every
-step (``crates_env.vector.fuzz``). ``benchmarks/vector_fuzz.py`` runs 10^7 decisions."""
+"""The compiled engine fuzzed as the reference engine is: random play over random tables (every
+preset, player counts, options, misplay penalties, reward settings, seeds), every invariant
+checked after every step (``crates_env.vector.fuzz``). ``benchmarks/vector_fuzz.py`` runs 10^7
+decisions."""
 
 from __future__ import annotations
 
@@ -14,24 +15,46 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from crates_env.rules import ADJUNCT_PRESETS, MISPLAY_PENALTIES, PLAYER_COUNTS, make_ruleset
+from crates_env.rules import (
+    ADJUNCT_PRESETS,
+    MISPLAY_PENALTIES,
+    PLAYER_COUNTS,
+    PRESETS,
+    make_ruleset,
+)
 from crates_env.vector import VectorGame
-from crates_env.vector.fuzz import CARDS, HELD, MASK, SCORES, SIZES, Broken, check_games, fuzz
+from crates_env.vector.fuzz import (
+    CARDS,
+    EXPOSED,
+    HELD,
+    MASK,
+    OUT,
+    SCORES,
+    SIZES,
+    Broken,
+    check_games,
+    fuzz,
+)
 
-FAMILY = ("crates", "chicago1970", "kreights", "craits", "creights")
 ROOT = Path(__file__).resolve().parents[1]
+# options that take a number, and the numbers they take
+NUMBERS = {"zimbabwe_jokers": st.integers(0, 8), "deal_size": st.integers(5, 8)}
 
 
 @st.composite
 def tables(draw) -> tuple[str, int, dict]:
-    """A table of the Crates family the compiled engine plays, with environment settings."""
-    preset = draw(st.sampled_from(FAMILY))
+    """A table of any preset, with environment settings."""
+    preset = draw(st.sampled_from(PRESETS))
     flags = sorted(
         name
         for name, owners in ADJUNCT_PRESETS.items()
-        if preset in owners and name not in MISPLAY_PENALTIES and name != "kreights_mulligan"
+        if preset in owners and name not in NUMBERS and name != "kreights_mulligan"
     )
-    options = dict.fromkeys(draw(st.sets(st.sampled_from(flags))), True)
+    options = dict.fromkeys(draw(st.sets(st.sampled_from(flags))) if flags else (), True)
+    if any(name in MISPLAY_PENALTIES for name in options):
+        options["misplay_mode"] = "penalize"
+    for name in sorted(set(NUMBERS) & {n for n, o in ADJUNCT_PRESETS.items() if preset in o}):
+        options[name] = draw(NUMBERS[name])
     players = 3 if options.get("skill_hand_world_series") else None
     players = players or draw(st.sampled_from(list(PLAYER_COUNTS[preset])))
     if preset == "kreights" and draw(st.booleans()):
@@ -59,22 +82,33 @@ def test_random_play_keeps_every_invariant(table, seed):
     assert played.decisions >= 2048
 
 
-def test_a_long_sample_of_each_preset_keeps_every_invariant():
-    """A sample of the 10^7 decisions of benchmarks/vector_fuzz.py: whole games, every preset."""
-    finished = 0
-    for preset, players in (("crates", 4), ("chicago1970", 3), ("kreights", 5), ("craits", 7)):
-        finished += fuzz(preset, players, decisions=200_000, seed=players, games=64).games
-    finished += fuzz("creights", 2, decisions=200_000, seed=2, games=64).games
-    assert finished > 100
+LONG = [
+    ("crates", 4, {}),
+    ("chicago1970", 3, {}),
+    ("kreights", 5, {}),
+    ("craits", 7, {}),
+    ("creights", 2, {}),
+    ("crazy_eights", 6, {}),
+    ("zimbabwe", 5, {"zimbabwe_jokers": 4}),
+    ("kreights", 4, {"misplay_mode": "penalize", "kreights_penalty_cards": True}),
+    ("creights", 3, {"misplay_mode": "penalize", "creights_dumbass_cards": True}),
+]
+
+
+@pytest.mark.parametrize(("preset", "players", "options"), LONG)
+def test_a_long_sample_of_each_rule_system_keeps_every_invariant(preset, players, options):
+    """A sample of the 10^7 decisions of benchmarks/vector_fuzz.py: whole games."""
+    played = fuzz(preset, players, decisions=150_000, seed=players, games=64, **options)
+    assert played.games > 0  # whole games, finished slots dealt new ones
 
 
 def _broken(vg: VectorGame, plant) -> int:
     """What ``check_games`` finds in slot 0 after ``plant(states, masks, scores)``."""
-    mask = vg.legal_mask()
+    mask, accepted = vg.legal_mask(), vg.acceptable_mask()
     scores, hands = vg.scores, vg.hands_played
     plant(vg.states, mask, scores)
     broken = np.zeros(vg.num_games, dtype=np.int64)
-    check_games(vg.states, vg.R, mask, scores, hands, broken)
+    check_games(vg.states, vg.R, mask, accepted, scores, hands, broken)
     assert (broken[1:] == 0).all()
     return int(broken[0])
 
@@ -107,6 +141,17 @@ def _offer_more(states, mask, scores):
     mask[0, np.flatnonzero(mask[0] == 0)[0]] = 1
 
 
+def _expose_a_card_not_held(states, mask, scores):
+    g = states[0]
+    k = int(np.flatnonzero(g["counts"][0] == 0)[0])
+    g["exposed"][0, k] = 1
+    g["exposed_held"][0] |= np.uint64(1) << np.uint64(k)
+
+
+def _knock_out_a_player_holding_cards(states, mask, scores):
+    states[0]["active"][1] = False
+
+
 @pytest.mark.parametrize(
     ("plant", "found"),
     [
@@ -115,6 +160,8 @@ def _offer_more(states, mask, scores):
         (_unmark, HELD),
         (_score, SCORES),
         (_offer_more, MASK),
+        (_expose_a_card_not_held, EXPOSED),
+        (_knock_out_a_player_holding_cards, OUT),
     ],
 )
 def test_the_checks_find_a_planted_break(plant, found):
@@ -129,8 +176,8 @@ def test_a_break_is_reported_with_the_table_game_and_step(monkeypatch):
 
     real = fuzzing.check_games
 
-    def plant_at_step(states, R, masks, scores, hands, broken):
-        real(states, R, masks, scores, hands, broken)
+    def plant_at_step(states, R, masks, accepted, scores, hands, broken):
+        real(states, R, masks, accepted, scores, hands, broken)
         if states[0]["decisions"] >= 3:
             broken[0] = SCORES
 
@@ -145,7 +192,10 @@ def test_the_compiled_engine_tests_pass_with_bounds_checking(tmp_path):
     range is an IndexError, not a read past an array), compiled afresh into a cache of their
     own: the differential tests on a table of each preset, the input checks and the fuzz."""
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
-    tables = "crates-4-options2 or crates-3-options8 or kreights-5 or craits-12 or creights-4"
+    tables = (
+        "crates-4-options2 or crates-3-options8 or kreights-5 or craits-12 or creights-4 or "
+        "crazy_eights-7 or zimbabwe-6"
+    )
     tests = [
         "tests/test_vector_fuzz.py",
         "tests/test_vector_input.py",

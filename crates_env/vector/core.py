@@ -1,8 +1,12 @@
-"""The compiled Crates-family engine: the reference engine's rules, function for function.
+"""The compiled engine's shared base and the Crates family: the reference engine's rules,
+function for function.
 
 Each function here carries the name of the reference method it mirrors (``crates_env.game``,
-``crates_env.crates``, ``crates_env.calls``); read them side by side. ``G`` is one game's record
-(``layout.STATE``), ``R`` the rules record (``layout.RULES``). Where the reference raises
+``crates_env.crates``, ``crates_env.calls``, the penalty cards of ``crates_env.misplays``); read
+them side by side. The Crazy Eights family is ``crates_env.vector.eights``, the misplays
+``penalize`` accepts ``crates_env.vector.misplays``, and the game's lifecycle for both families
+(the deal, finishing a hand, applying an action) ``crates_env.vector.game``. ``G`` is one game's
+record (``layout.STATE``), ``R`` the rules record (``layout.RULES``). Where the reference raises
 ``HandEnded`` to abandon the rest of an action, a function here returns after checking
 ``G.hand_over``: a draw that meets an empty stock with nothing to reshuffle ends the hand on the
 spot, and nothing after it in that action happens.
@@ -15,19 +19,23 @@ from numba import njit
 
 from ..actions import ANNOUNCE, DRAW, NUM_ACTIONS, SUIT
 from ..cards import ACE, EIGHT, JACK, JOKER, NINE, SIX, THREE, TWO
-from ..rules import Pressure, ThreeScoring
+from ..rules import EmptyStock, GameEnd, Pressure, ThreeScoring
 from ..settings import RewardMode
 from ..state import Decision
-from .layout import COUNT, OUT, PRESSURE, TRUNCATED
+from .layout import BLOCKED, COUNT, OUT, PRESSURE
 from .rng import permutation_into
 
 # The rules' and the environment's names as the numbers the records hold (R.pressure, ...).
 PLAY_ = int(Decision.PLAY)
 SUIT_ = int(Decision.SUIT)
 STARTER_SUIT_ = int(Decision.STARTER_SUIT)
-CAP20, FLAT5 = int(Pressure.CAP20), int(Pressure.FLAT5)
+PENALTY_CARD_ = int(Decision.PENALTY_CARD)
+CAP20, FLAT5, NO_PRESSURE = int(Pressure.CAP20), int(Pressure.FLAT5), int(Pressure.NONE)
 CRATES_THREES, KREIGHTS_THREES = int(ThreeScoring.CRATES), int(ThreeScoring.KREIGHTS)
 PUNITIVE_THREES, COVER8_THREES = int(ThreeScoring.PUNITIVE), int(ThreeScoring.COVER8)
+PLAIN_THREES = int(ThreeScoring.NONE)
+RESHUFFLE, BLOCKED_STOCK = int(EmptyStock.RESHUFFLE), int(EmptyStock.BLOCKED)
+LAST_PLAYER = int(GameEnd.LAST_PLAYER)
 RELATIVE, WIN = int(RewardMode.RELATIVE), int(RewardMode.WIN)
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
@@ -36,7 +44,7 @@ DIAMONDS_HEARTS = 0b0110
 
 
 @njit(cache=True, inline="always")
-def _bit(kind):
+def kind_bit(kind):
     return ONE << np.uint64(kind)
 
 
@@ -63,7 +71,10 @@ def prev_seat(G, R, seat):
 @njit(cache=True)
 def to_play(G, R):
     """The seat that decides: the player on turn, except that Figgy's decisions are made by
-    prev(Figgy) [000:161]."""
+    prev(Figgy) [000:161] and the previous player picks among several playable penalty cards
+    [001:71]."""
+    if G.chooser >= 0:
+        return G.chooser
     return prev_seat(G, R, G.seat) if G.seat == R.dummy_seat else G.seat
 
 
@@ -74,9 +85,11 @@ def team_of(R, seat):
 
 @njit(cache=True)
 def pressure_value(n, progression):
-    """``crates_env.scoring.pressure_value`` (double, cap20, flat5); -1 where int64 overflows."""
+    """``crates_env.scoring.pressure_value``; -1 where int64 overflows."""
     if progression == FLAT5:
         return 5
+    if progression == NO_PRESSURE:
+        return 0
     if progression == CAP20 and n > 4:
         return 40 + 20 * (n - 4)
     if n > 58:  # the sum of a side's pressures would pass int64
@@ -86,19 +99,19 @@ def pressure_value(n, progression):
 
 # ---------------------------------------------------------------------------- cards in hand
 @njit(cache=True, inline="always")
-def _take(G, seat, kind):
+def take(G, seat, kind):
     """One card of ``kind`` into ``seat``'s hand."""
     G.counts[seat, kind] += 1
-    G.held[seat] |= _bit(kind)
+    G.held[seat] |= kind_bit(kind)
     G.sizes[seat] += 1
 
 
 @njit(cache=True, inline="always")
-def _give(G, seat, kind):
+def give(G, seat, kind):
     """One card of ``kind`` out of ``seat``'s hand."""
     G.counts[seat, kind] -= 1
     if G.counts[seat, kind] == 0:
-        G.held[seat] &= ~_bit(kind)
+        G.held[seat] &= ~kind_bit(kind)
     G.sizes[seat] -= 1
 
 
@@ -110,7 +123,7 @@ def draw(G, R, seat, k):
     while True:
         while got < k and G.n_stock > 0:
             G.n_stock -= 1
-            _take(G, seat, G.stock[G.n_stock])
+            take(G, seat, G.stock[G.n_stock])
             got += 1
         if got == k:
             return k
@@ -120,13 +133,21 @@ def draw(G, R, seat, k):
 
 @njit(cache=True)
 def refill(G, R, seat):
-    """``Game._refill`` under the Crates family's policy: a pressure, then a reshuffle; with
-    nothing to reshuffle the hand ends (E-1)."""
-    charge_pressure(G, R, seat)
+    """``Game._refill``: the stock is empty with cards still to draw; False: the draw stops
+    short. Crates family: a pressure each time, and the hand ends when nothing can be
+    reshuffled (E-1). zimbabwe: a free reshuffle, and the draw is skipped when there is nothing
+    to reshuffle. crazy_eights: no reshuffle, the hand is blocked (E-63)."""
+    policy = R.empty_stock
+    if policy == BLOCKED_STOCK:
+        end_hand(G, BLOCKED)
+        return False
+    if policy != RESHUFFLE:
+        charge_pressure(G, R, seat)
     if G.n_discard > 1:
         reshuffle(G)
         return True
-    end_hand(G, PRESSURE)
+    if policy != RESHUFFLE:
+        end_hand(G, PRESSURE)
     return False
 
 
@@ -169,35 +190,8 @@ def end_hand(G, reason):
 
 # ---------------------------------------------------------------------------- the deal
 @njit(cache=True)
-def deal_goes_right(G, R):
-    return R.deal_follows_direction and G.last_direction == -1
-
-
-@njit(cache=True)
-def start_hand(G, R):
-    """``Game._start_hand``: a new hand state, the deal from the deal stream, the starter."""
-    schedule_at = G.hand_index % R.schedule_len
-    deal_size = R.schedule[schedule_at]
-    order = np.empty(R.deck_size, np.int64)
-    permutation_into(G.rng[0], order)
-    new_hand(G, R, deal_size)
-    step = -1 if deal_goes_right(G, R) else 1
-    pos = 0
-    for _ in range(deal_size):
-        for i in range(1, R.n + 1):
-            seat = (G.dealer + i * step) % R.n  # every seat is active in the Crates family
-            _take(G, seat, R.deck_kinds[order[pos]])
-            pos += 1
-    rest = R.deck_size - pos
-    for j in range(rest):  # the top of the stock last
-        G.stock[j] = R.deck_kinds[order[R.deck_size - 1 - j]]
-    G.n_stock = rest
-    turn_starter(G, R)
-
-
-@njit(cache=True)
 def new_hand(G, R, deal_size):
-    """``CratesHand.new``: what every deal resets."""
+    """``CratesHand.new`` and ``EightsHand.new``: what every deal resets."""
     G.deal_size = deal_size
     G.counts[:] = 0
     G.held[:] = ZERO
@@ -223,6 +217,15 @@ def new_hand(G, R, deal_size):
     G.jack_run = 0
     G.series_left = 0
     G.call_on_deal[:] = R.call_on_one_card_deal and deal_size == 1
+    G.revoke_points[:] = 0
+    G.exposed[:] = 0
+    G.exposed_held[:] = ZERO
+    G.demand = 0
+    G.skips = 0
+    G.declared = False
+    G.passes = 0
+    G.once_seat = -1
+    G.shared = False
 
 
 @njit(cache=True)
@@ -268,6 +271,8 @@ def begin(G, seat):
     G.six_missed = False
     G.cooper_draw = 1
     G.pending_kind = -1
+    G.chooser = -1
+    G.forced = -1
 
 
 @njit(cache=True)
@@ -288,6 +293,19 @@ def start_turn(G, R, seat):
             return
         seat = next_seat(G, R, seat, 1)
     begin(G, seat)
+    if G.exposed_held[seat] != ZERO:
+        offer_penalty_choice(G, R, seat)
+
+
+@njit(cache=True)
+def offer_penalty_choice(G, R, p):
+    """``Misplays._offer_penalty_choice``: with several playable penalty cards, "the player who
+    has just previously played chooses" [001:71] before ``p`` acts."""
+    G.forced = -1
+    options = penalty_options(G, R, p)
+    if options & (options - ONE) != ZERO:  # two kinds or more
+        G.decision = PENALTY_CARD_
+        G.chooser = prev_seat(G, R, p)
 
 
 # ---------------------------------------------------------------------------- legal actions
@@ -327,6 +345,42 @@ def call_offered(G, R, p, plays):
 
 
 @njit(cache=True)
+def mark_kinds(out, kinds):
+    """``out[k] = 1`` for every kind ``k`` in the bitmask ``kinds``."""
+    k = 0
+    while kinds >> np.uint64(k) != ZERO:
+        if (kinds >> np.uint64(k)) & ONE:
+            out[k] = 1
+        k += 1
+
+
+@njit(cache=True)
+def mark_suits(G, out):
+    for s in range(4):
+        if G.suit_choices >> s & 1:
+            out[SUIT + s] = 1
+
+
+@njit(cache=True)
+def plays_of(G, R, p):
+    """The kinds ``p`` may play now: those held that fit, only the penalty cards among them
+    when there are any (``Misplays._forced_plays``)."""
+    plays = G.held[p] & play_mask(G, R)
+    if G.exposed_held[p] == ZERO:
+        return plays
+    forced = plays & G.exposed_held[p]  # penalty cards that can be played must be [001:71]
+    if forced != ZERO and G.forced >= 0:
+        forced &= kind_bit(G.forced)
+    return forced if forced != ZERO else plays
+
+
+@njit(cache=True)
+def penalty_options(G, R, p):
+    """``p``'s playable penalty cards, one of which the previous player picks."""
+    return G.held[p] & G.exposed_held[p] & play_mask(G, R)
+
+
+@njit(cache=True)
 def legal_into(G, R, out):
     """``CratesGame._compute_legal`` as an action mask: ``out`` (int8, zeroed) gets a 1 per legal
     action of the game's pending decision."""
@@ -334,22 +388,20 @@ def legal_into(G, R, out):
         return
     p = G.seat
     if G.decision == PLAY_:
-        plays = G.held[p] & play_mask(G, R)
+        plays = plays_of(G, R, p)
         if plays == ZERO:
             out[DRAW] = 1
             if G.call_on_deal[p]:
                 out[ANNOUNCE] = 1
             return
-        k = 0
-        while plays >> np.uint64(k) != ZERO:
-            out[k] = (plays >> np.uint64(k)) & ONE
-            k += 1
+        mark_kinds(out, plays)
         if call_offered(G, R, p, plays):
             out[ANNOUNCE] = 1
         return
-    for s in range(4):
-        if G.suit_choices >> s & 1:
-            out[SUIT + s] = 1
+    if G.decision == PENALTY_CARD_:
+        mark_kinds(out, penalty_options(G, R, p))
+        return
+    mark_suits(G, out)
 
 
 @njit(cache=True)
@@ -358,7 +410,7 @@ def is_legal(G, R, action):
         return False
     p = G.seat
     if G.decision == PLAY_:
-        plays = G.held[p] & play_mask(G, R)
+        plays = plays_of(G, R, p)
         if action == DRAW:
             return plays == ZERO
         if action == ANNOUNCE:
@@ -366,6 +418,8 @@ def is_legal(G, R, action):
                 plays != ZERO and call_offered(G, R, p, plays)
             )
         return action < SUIT and (plays >> np.uint64(action)) & ONE == ONE
+    if G.decision == PENALTY_CARD_:
+        return action < SUIT and (penalty_options(G, R, p) >> np.uint64(action)) & ONE == ONE
     return SUIT <= action < SUIT + 4 and (G.suit_choices >> (action - SUIT)) & 1 == 1
 
 
@@ -390,6 +444,11 @@ def act(G, R, action):
         else:
             play(G, R, p, action)
         return
+    if G.decision == PENALTY_CARD_:  # Misplays._pick_penalty_card
+        G.forced = action
+        G.chooser = -1
+        G.decision = PLAY_
+        return
     # a suit named after a wild: CratesGame._name_suit
     kind, plain = G.pending_kind, G.pending_plain
     G.pending_kind = -1
@@ -401,7 +460,11 @@ def act(G, R, action):
 def play(G, R, p, kind):
     """``CratesGame._play``."""
     size_before = G.sizes[p]
-    _give(G, p, kind)
+    if G.exposed[p, kind]:  # a penalty card leaves the table first
+        G.exposed[p, kind] -= 1
+        if G.exposed[p, kind] == 0:
+            G.exposed_held[p] &= ~kind_bit(kind)
+    give(G, p, kind)
     G.discard[G.n_discard] = kind
     G.n_discard += 1
     G.played[kind] += 1
@@ -476,6 +539,8 @@ def after_play(G, R, p, kind, plain):
             G.series_left = R.series[kind]
         G.cooper_draw = 2 if G.six_missed else 1  # _play_again
         decide(G, p, PLAY_)
+        if G.exposed_held[p] != ZERO:
+            offer_penalty_choice(G, R, p)
         return
     if R.reverses[kind]:  # before the out check: a final 10 counts for the next deal
         G.direction = -G.direction
@@ -593,7 +658,7 @@ def score_hand(G, R, points):
     n = R.n
     first_out = G.out_order[0] if G.n_out else G.went_out
     ha_ha = R.stars and G.ha_ha
-    points[:] = G.pressure_points
+    points[:] = G.pressure_points + G.revoke_points
     for s in range(n):
         value = score_hand_counts(R, G.counts[s])
         if R.empty_hand_points and G.sizes[s] == 0:
@@ -659,7 +724,7 @@ def score_hand_counts(R, counts):
             continue
         total_cards += c
         rank = _rank_of(k)
-        if rank == THREE:
+        if rank == THREE and algorithm != PLAIN_THREES:
             threes += c
             continue
         v = R.kind_points[k]
@@ -678,7 +743,7 @@ def score_hand_counts(R, counts):
         if threes <= R.n_all_threes:
             return R.all_threes[threes - 1]
         return -50 * threes
-    if threes == 0:
+    if threes == 0:  # (the Crazy Eights family's threes are plain cards)
         return plain_sum
     if algorithm == CRATES_THREES:
         if not_eight == 0:
@@ -696,31 +761,19 @@ def score_hand_counts(R, counts):
 
 
 @njit(cache=True)
-def finish_hand(G, R, points):
-    """``Game._finish_hand``: settle, score (``points`` gets the hand's per-team points), and
-    deal the next hand or end the game."""
-    settle_hand(G, R)
-    G.last_direction = G.direction
-    score_hand(G, R, points)
-    G.hand_index += 1
-    if G.hand_index >= R.schedule_len:
-        G.game_over = True
-        G.decision = -1
-        return
-    if G.hand_index >= R.max_hands:
-        stop_truncated(G)
-        return
-    G.dealer = next_dealer(G, R)
-    start_hand(G, R)
+def deal_goes_right(G, R):
+    return R.deal_follows_direction and G.last_direction == -1
 
 
 @njit(cache=True)
 def next_dealer(G, R):
+    """``Game._next_dealer``: the deal passes left (right after a counter-clockwise craits
+    finish), skipping seats that never deal (Figgy) and players knocked out."""
     step = -1 if deal_goes_right(G, R) else 1
     seat = G.dealer
     while True:
         seat = (seat + step) % R.n
-        if R.dealer_seats[seat]:
+        if G.active[seat] and R.dealer_seats[seat]:
             return seat
 
 
@@ -758,75 +811,26 @@ def reward_unpaid(G, R, hand_points, rewards):
 
 
 @njit(cache=True)
+def final_standing(G, R, team):
+    """``crates_env.env.final_standing`` of one side, larger is better: its score as the preset
+    ranks it (``Ruleset.standing``), or in an elimination game the result in which it was
+    knocked out (the winner never is)."""
+    if R.game_end == LAST_PLAYER:
+        return G.out_hand[team] if G.out_hand[team] >= 0 else G.hands_scored + 1
+    return R.point_sign * G.scores[team]
+
+
+@njit(cache=True)
 def final_rewards(G, R, rewards):
     """``raw_env._final_rewards``: +1 for the best final standing down to -1 for the worst."""
     teams = R.teams
     for s in range(R.n):
-        mine = R.point_sign * G.scores[team_of(R, s)]  # Ruleset.standing: larger is better
+        mine = final_standing(G, R, team_of(R, s))
         better = 0
         tied = 0
         for t in range(teams):
-            standing = R.point_sign * G.scores[t]
+            standing = final_standing(G, R, t)
             better += standing > mine
             tied += standing == mine
         rank = better + (tied - 1) / 2
         rewards[s] += (1 - 2 * rank / (teams - 1)) * R.reward_scale
-
-
-@njit(cache=True)
-def resolve(G, R, rewards, points):
-    """Finish every ended hand, paying its rewards (``Game._finish_hand`` deals the next one,
-    which may end at its deal)."""
-    while G.hand_over and not G.game_over:
-        finish_hand(G, R, points)
-        reward_unpaid(G, R, points, rewards)
-        G.paid[:] = 0
-
-
-@njit(cache=True)
-def apply(G, R, action, rewards, points):
-    """``Game.apply`` for a legal action: finish the hand it ends, or stop a hand that hit the
-    decision guard."""
-    G.decisions += 1
-    act(G, R, action)
-    if G.hand_over:
-        resolve(G, R, rewards, points)
-    elif G.decisions >= R.max_decisions:
-        G.hand_over = True
-        G.ended_by = TRUNCATED
-        stop_truncated(G)
-
-
-@njit(cache=True)
-def auto_announce(G, R, rewards, points):
-    """one_card="auto": announce whenever the call is offered."""
-    while R.auto_announce and G.decision == PLAY_ and is_legal(G, R, ANNOUNCE):
-        apply(G, R, ANNOUNCE, rewards, points)
-
-
-@njit(cache=True)
-def after_move(G, R, rewards):
-    """``raw_env._after_move`` once the finished hands are paid: this hand's pressures so far
-    (reward_timing="event"), and the final rewards (reward_mode="win")."""
-    if R.pressures_at_once and not G.game_over:
-        reward_unpaid(G, R, G.pressure_points, rewards)
-        G.paid[:] = G.pressure_points
-    if G.game_over and R.reward_mode == WIN and not G.truncated:
-        final_rewards(G, R, rewards)
-
-
-@njit(cache=True)
-def env_step(G, R, action, rewards, points):
-    """``raw_env.step`` for a legal action of the seat to play."""
-    apply(G, R, action, rewards, points)
-    auto_announce(G, R, rewards, points)
-    after_move(G, R, rewards)
-
-
-@njit(cache=True)
-def env_start(G, R, rewards, points):
-    """``raw_env.reset`` once the game is built: its first deal, then as after a step."""
-    start_hand(G, R)
-    resolve(G, R, rewards, points)
-    auto_announce(G, R, rewards, points)
-    after_move(G, R, rewards)

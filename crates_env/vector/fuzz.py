@@ -1,17 +1,21 @@
 """Fuzzing the compiled engine: random legal play with the game's invariants checked after every
 step, as the reference engine's property tests check it.
 
-``fuzz`` plays a batch of ``VectorGame`` games with uniformly random legal actions (finished slots
-are dealt new games) and after every step checks every game:
+``fuzz`` plays a batch of ``VectorGame`` games with uniformly random legal actions (with
+``misplay_mode="penalize"``, one move in ``MISPLAY_SHARE`` a random misplay the rules penalise,
+where there is one; finished slots are dealt new games) and after every step checks every game:
 
 - every card is in exactly one place: each kind's copies in the hands, the stock and the discard
   pile add up to the deck's;
 - sizes: each hand's size is its cards, the kinds marked held are the kinds it holds, the stock
-  and the discard pile lie within the deck;
+  and the discard pile lie within the deck; penalty cards are cards of the hand, marked as such;
+- a player knocked out holds no cards and is never to play;
 - scores change only when a hand ends, and the hands finished never go down;
 - the action mask is the legal moves: each of the 63 actions is in the mask exactly when the
-  engine accepts it (two separate pieces of code, ``legal_into`` and ``is_legal``), a game in
-  play offers at least one, a finished game none, and the seat to play is at the table.
+  engine says it is legal, and in the mask of accepted actions exactly when the engine accepts
+  it (two separate pieces of code each: ``legal_into`` and ``is_legal``, ``acceptable_into`` and
+  ``is_acceptable``); a game in play offers at least one, a finished game none, and the seat to
+  play is at the table.
 
 The first broken invariant raises :class:`Broken` naming the table, the game's seed, the step and
 what broke. The tests run a sample over random tables (``tests/test_vector_fuzz.py``, also with
@@ -26,12 +30,17 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .core import is_legal, to_play
+from .core import to_play
+from .game import is_acceptable, is_legal
 from .games import VectorGame
 from .layout import MAX_SEATS
 
+MISPLAY_SHARE = 16  # with penalize, one move in 16 is a misplay where the rules accept one
+
 # what broke (0: nothing)
-CARDS, SIZES, HELD, PILES, SCORES, HANDS, MASK, NO_MOVE, OVER_MOVES, SEAT = range(1, 11)
+CARDS, SIZES, HELD, PILES, SCORES, HANDS, MASK, NO_MOVE, OVER_MOVES, SEAT, EXPOSED, OUT = range(
+    1, 13
+)
 WHAT = {
     CARDS: "a kind's copies in hands, stock and discard pile do not add up to the deck's",
     SIZES: "a hand's size is not the number of its cards",
@@ -43,6 +52,8 @@ WHAT = {
     NO_MOVE: "a game in play offers no legal move",
     OVER_MOVES: "a finished game offers a move",
     SEAT: "the seat to play is not at the table",
+    EXPOSED: "the penalty cards are not cards of the hand, marked as such",
+    OUT: "a player knocked out holds cards or is to play",
 }
 
 
@@ -68,9 +79,10 @@ def _copies(R):
 
 
 @njit(cache=True)
-def check_games(states, R, masks, scores_before, hands_before, broken):
+def check_games(states, R, masks, accepted, scores_before, hands_before, broken):
     """``broken[b]``: the first invariant game ``b`` breaks (0: none), after a step from
-    ``scores_before`` and ``hands_before``; ``masks`` are its legal masks now."""
+    ``scores_before`` and ``hands_before``; ``masks`` and ``accepted`` are its legal and
+    accepted masks now."""
     copies = _copies(R)
     seen = np.zeros(copies.shape[0], np.int64)
     for b in range(states.shape[0]):
@@ -93,8 +105,14 @@ def check_games(states, R, masks, scores_before, hands_before, broken):
                 marked = (G.held[s] >> np.uint64(k)) & np.uint64(1) == np.uint64(1)
                 if held < 0 or marked != (held > 0):
                     broken[b] = HELD
+                exposed = G.exposed[s, k]
+                shown = (G.exposed_held[s] >> np.uint64(k)) & np.uint64(1) == np.uint64(1)
+                if exposed < 0 or exposed > held or shown != (exposed > 0):
+                    broken[b] = EXPOSED
             if size != G.sizes[s]:
                 broken[b] = SIZES
+            if not G.active[s] and (size or (not G.game_over and to_play(G, R) == s)):
+                broken[b] = OUT
         if broken[b]:
             continue
         for s in range(R.n, MAX_SEATS):
@@ -119,6 +137,8 @@ def check_games(states, R, masks, scores_before, hands_before, broken):
             offered += masks[b, a]
             if (masks[b, a] == 1) != is_legal(G, R, a):
                 broken[b] = MASK
+            if (accepted[b, a] == 1) != is_acceptable(G, R, a) or accepted[b, a] < masks[b, a]:
+                broken[b] = MASK
         if broken[b]:
             continue
         if G.game_over and offered:
@@ -137,33 +157,47 @@ def fuzz(
     games: int = 256,
     **kwargs: Any,
 ) -> Fuzzed:
-    """Play ``decisions`` random legal decisions on ``games`` slots of the table (new games dealt
-    as old ones end; slot ``i`` first deals seed ``seed + i``), checking every invariant after
+    """Play ``decisions`` random decisions on ``games`` slots of the table (new games dealt as
+    old ones end; slot ``i`` first deals seed ``seed + i``), checking every invariant after
     every step; raises :class:`Broken` at the first that fails."""
     vg = VectorGame(games, preset, num_players, autoreset=True, **kwargs)
     vg.reset(seed)
     table = f"{preset} {num_players}p {kwargs}"
     rng = np.random.default_rng(seed)
     broken = np.zeros(games, dtype=np.int64)
-    mask = vg.legal_mask()
-    _check(vg, mask, vg.scores, vg.hands_played, broken, table, 0)
+    mask, accepted = vg.legal_mask(), vg.acceptable_mask()
+    _check(vg, mask, accepted, vg.scores, vg.hands_played, broken, table, 0)
     played = Fuzzed()
     step = 0
     while played.decisions < decisions:
         scores, hands = vg.scores, vg.hands_played
-        _, ended = vg.step(vg.random_actions(rng, mask))
+        _, ended = vg.step(random_moves(vg, rng, mask, accepted))
         step += 1
         played.decisions += games
         played.games += int(ended.sum())
         # a slot dealt a new game starts over from that game's first deal
         scores[ended], hands[ended] = vg.scores[ended], vg.hands_played[ended]
-        mask = vg.legal_mask(mask)
-        _check(vg, mask, scores, hands, broken, table, step)
+        mask, accepted = vg.legal_mask(mask), vg.acceptable_mask(accepted)
+        _check(vg, mask, accepted, scores, hands, broken, table, step)
     return played
 
 
-def _check(vg, mask, scores, hands, broken, table, step) -> None:
-    check_games(vg.states, vg.R, mask, scores, hands, broken)
+def random_moves(
+    vg: VectorGame, rng: np.random.Generator, mask: np.ndarray, accepted: np.ndarray
+) -> np.ndarray:
+    """A random legal move in every game; where the rules penalise misplays, one game in
+    ``MISPLAY_SHARE`` with a misplay to make takes a random misplay instead."""
+    moves = vg.random_actions(rng, mask)
+    misplays = accepted & ~mask
+    misplaying = misplays.any(axis=1) & (rng.integers(MISPLAY_SHARE, size=len(mask)) == 0)
+    if misplaying.any():
+        misplays[~misplaying] = mask[~misplaying]
+        moves = np.where(misplaying, vg.random_actions(rng, misplays), moves)
+    return moves
+
+
+def _check(vg, mask, accepted, scores, hands, broken, table, step) -> None:
+    check_games(vg.states, vg.R, mask, accepted, scores, hands, broken)
     bad = np.flatnonzero(broken)
     if bad.size:
         b = int(bad[0])

@@ -1,4 +1,4 @@
-"""``VectorGame``: B games of the Crates family held in arrays and advanced in one compiled call.
+"""``VectorGame``: B games of any rule system held in arrays and advanced in one compiled call.
 
 It is the compiled twin of ``crates_v0.raw_env`` over the reference engine: the same keyword
 arguments, the same deals for the same seeds (the streams are numpy's own PCG64, reproduced in
@@ -15,10 +15,24 @@ import numpy as np
 
 from ..actions import NUM_ACTIONS, action_name
 from ..cards import NUM_KINDS
-from ..crates import CratesGame, play_masks
-from ..game import best_scores, first_dealer, game_streams
+from ..crates import play_masks
+from ..eights import eights_masks
+from ..game import Game, best_scores, first_dealer, game_streams
 from ..observation import Observer
-from ..rules import Pressure, Ruleset, ThreeScoring, make_ruleset
+from ..rules import (
+    CardRole,
+    DrawRule,
+    EmptyStock,
+    Engine,
+    GameEnd,
+    HandScoring,
+    MisplayCard,
+    Pressure,
+    Ruleset,
+    ThreeScoring,
+    code,
+    make_ruleset,
+)
 from ..settings import EnvSettings, next_game_rng
 from ..state import HAND_ENDINGS
 from . import kernels
@@ -137,7 +151,7 @@ class VectorGame:
         r = self.rules
         dealer = first_dealer(r, deal_rng, None, [])
         g = self.states[slot : slot + 1]
-        g[0] = np.zeros((), dtype=STATE)
+        g[0] = _blank(r)
         g["hand_index"] = 0
         g["dealer"] = dealer
         g["scores"][0, : r.num_teams] = r.initial_scores
@@ -147,12 +161,12 @@ class VectorGame:
         g["rng"][0, 1] = export_state(rng)
         self.seeds[slot] = seed
 
-    def from_game(self, game: CratesGame, slot: int = 0, paid: Sequence[int] = ()) -> None:
+    def from_game(self, game: Game, slot: int = 0, paid: Sequence[int] = ()) -> None:
         """Load a reference game into ``slot``: it plays on exactly as ``game`` does (same
         reshuffles and later deals). ``paid``: pressure points of the hand in play already
         rewarded (``raw_env``'s, with ``reward_timing="event"``)."""
-        if not isinstance(game, CratesGame) or game.rules != self.rules:
-            raise ValueError("from_game takes a CratesGame of this VectorGame's ruleset")
+        if not isinstance(game, Game) or game.rules != self.rules:
+            raise ValueError("from_game takes a crates_env.Game of this VectorGame's ruleset")
         self._check_slot(slot)
         teams = self.rules.num_teams
         if (
@@ -161,59 +175,10 @@ class VectorGame:
             or any(isinstance(p, bool) or not isinstance(p, int | np.integer) for p in paid)
         ):
             raise ValueError(f"paid must be at most {teams} ints (one per side), not {paid!r}")
-        gs, hs, ts = game.state
-        if any(hs.exposed) or ts.chooser is not None:
-            raise ValueError("kreights penalty cards are not played by VectorGame; " + _REFERENCE)
-        kinds = game.deck.kinds
-        r = self.rules
-        rec = np.zeros((), dtype=STATE)
-        rec["hand_index"], rec["dealer"] = gs.hand_index, gs.dealer
-        rec["scores"][: r.num_teams] = gs.scores
-        rec["stars"][: r.num_players] = gs.stars
-        rec["pressure_count"][: r.num_teams] = gs.pressure_count
-        rec["last_direction"] = gs.last_direction
-        rec["game_over"], rec["truncated"] = gs.over, gs.truncated
-        for s in gs.mulligans_left:
-            rec["mulligans_left"][s] = True
-        rec["deal_size"] = hs.deal_size
-        for s, mask in enumerate(hs.hands):
-            for k in game.deck.kinds_in(mask):
-                rec["counts"][s, k] += 1
-                rec["held"][s] |= np.uint64(1) << np.uint64(k)
-        rec["sizes"][: r.num_players] = hs.sizes
-        rec["stock"][: len(hs.stock)] = [kinds[i] for i in hs.stock]
-        rec["n_stock"] = len(hs.stock)
-        rec["discard"][: len(hs.discard)] = [kinds[i] for i in hs.discard]
-        rec["n_discard"] = len(hs.discard)
-        rec["played"] = hs.played
-        rec["pressure_points"][: r.num_teams] = hs.pressure_points
-        rec["pressures"][: r.num_teams] = hs.pressures
-        rec["seat_pressures"][: r.num_players] = hs.seat_pressures
-        rec["direction"] = hs.direction
-        rec["suit"] = -1 if hs.suit is None else hs.suit
-        rec["rank"] = -1 if hs.rank is None else hs.rank
-        rec["free_play"], rec["hand_over"] = hs.free_play, hs.over
-        rec["ended_by"] = HAND_ENDINGS.index(hs.ended_by)
-        rec["went_out"] = -1 if hs.went_out is None else hs.went_out
-        rec["decisions"], rec["count"] = hs.decisions, hs.count
-        rec["out_order"][: len(hs.out_order)] = hs.out_order
-        rec["n_out"] = len(hs.out_order)
-        rec["penalty_owed"][: r.num_players] = hs.penalty_owed
-        rec["ha_ha"], rec["jack_run"], rec["series_left"] = hs.ha_ha, hs.jack_run, hs.series_left
-        rec["call_on_deal"][: r.num_players] = hs.call_on_deal
-        rec["seat"] = ts.seat
-        rec["decision"] = -1 if ts.decision is None else int(ts.decision)
-        rec["suit_choices"] = sum(1 << s for s in ts.suit_choices)
-        rec["plays"], rec["called"], rec["call_missed"] = ts.plays, ts.called, ts.call_missed
-        rec["announced"], rec["cooper_draw"] = ts.announced, ts.cooper_draw
-        rec["six_missed"] = ts.six_missed
-        rec["pending_kind"] = -1 if ts.pending is None else ts.pending[0]
-        rec["pending_plain"] = False if ts.pending is None else ts.pending[1]
-        rec["rng"][0] = export_state(game.deal_rng)
-        rec["rng"][1] = export_state(game.rng)
+        rec = game_record(game)
         rec["paid"][: len(paid)] = paid
         self.states[slot] = rec
-        self.game_over[slot] = gs.over
+        self.game_over[slot] = game.game_over
         self._seed_streams[slot] = self._seed_streams[slot] or np.random.default_rng([slot, 2])
 
     def copy_games(
@@ -244,6 +209,15 @@ class VectorGame:
         kernels.legal_masks(self.states, self.R, out)
         return out
 
+    def acceptable_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        """int8 ``[B, 63]``: what ``step`` accepts from the seat to play in each game
+        (``Game.acceptable_actions``): the legal actions, and with ``misplay_mode="penalize"``
+        the misplays the rules penalise (``legal_mask`` stays the rule-abiding moves)."""
+        shape = (self.num_games, NUM_ACTIONS)
+        out = np.empty(shape, dtype=np.int8) if out is None else _out(out, shape, np.int8)
+        kernels.acceptable_masks(self.states, self.R, out)
+        return out
+
     def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """float32 ``[B, observation_size]``: the AEC observation of the seat to play in each
         game, or of ``seats[i]`` in game ``i`` (-1: the seat to play; a finished game's seats
@@ -262,17 +236,14 @@ class VectorGame:
 
         Returns ``(rewards [B, num_players], game_over [B])``: what the AEC env pays each seat
         on that step, and which games ended on it. With ``autoreset`` those slots already hold
-        new games. An illegal action raises ``ValueError`` naming the game, the action and the
-        legal ones, and no game moves."""
+        new games. With ``misplay_mode="penalize"`` a misplay the rules penalise is accepted and
+        penalised (``acceptable_mask``). Any other action raises ``ValueError`` naming the
+        game, the action and the legal ones, and no game moves."""
         actions = _ints("actions", actions, (self.num_games,))
         active = self._all if active is None else self._flags("active", active, (self.num_games,))
-        bad = kernels.first_illegal(self.states, self.R, actions, active)
+        bad = kernels.first_unacceptable(self.states, self.R, actions, active)
         if bad >= 0:
-            mask = self.legal_mask()[bad]
-            legal = ", ".join(f"{a} ({action_name(int(a))})" for a in np.flatnonzero(mask))
-            action = int(actions[bad])
-            name = f" ({action_name(action)})" if 0 <= action < NUM_ACTIONS else ""
-            raise ValueError(f"game {bad}: illegal action {action}{name}; legal: {legal}")
+            raise ValueError(self._refusal(bad, int(actions[bad])))
         over = np.zeros(self.num_games, dtype=bool)
         kernels.step_games(self.states, self.R, actions, active, self.rewards, over)
         self._check_overflow()
@@ -282,6 +253,13 @@ class VectorGame:
         if self.autoreset and ended.any():
             self.restart(np.flatnonzero(ended))
         return rewards, ended
+
+    def _refusal(self, game: int, action: int) -> str:
+        legal, accepted = self.legal_mask()[game], self.acceptable_mask()[game]
+        name = f" ({action_name(action)})" if 0 <= action < NUM_ACTIONS else ""
+        text = f"game {game}: illegal action {action}{name}; legal: {_names(legal)}"
+        misplays = accepted & ~legal
+        return text + (f"; penalised misplays: {_names(misplays)}" if misplays.any() else "")
 
     def restart(self, slots: np.ndarray | Sequence[int]) -> None:
         """New games in ``slots``, their seeds drawn from each slot's seed stream (``seeds``
@@ -344,9 +322,12 @@ class VectorGame:
         return self.states["hand_index"].copy()
 
     def winners(self, slot: int) -> list[int]:
-        """``Game.winners`` of the game in ``slot``: the sides with the best score."""
+        """``Game.winners`` of the game in ``slot``: the sides with the best score; in an
+        elimination game the players left."""
         self._check_slot(slot)
         g = self.states[slot]
+        if self.rules.game_end == "last_player":
+            return np.flatnonzero(g["active"][: self.num_players]).tolist()
         teams = self.rules.num_teams
         return best_scores(self.rules, g["scores"][:teams].tolist(), g["stars"][:teams].tolist())
 
@@ -429,6 +410,116 @@ class VectorGame:
             )
 
 
+def _blank(rules: Ruleset) -> np.ndarray:
+    """A record with nothing dealt: every seat in, nothing pending (-1 where the reference
+    engine holds None)."""
+    rec = np.zeros((), dtype=STATE)
+    rec["active"][: rules.num_players] = True
+    rec["out_hand"] = -1
+    for name in ("went_out", "decision", "suit", "rank", "pending_kind", "chooser", "forced"):
+        rec[name] = -1
+    rec["once_seat"] = -1
+    return rec
+
+
+def game_record(game: Game) -> np.ndarray:
+    """The record of a reference game: its three state values field for field, cards as
+    kinds, and its two random streams."""
+    r, deck = game.rules, game.deck
+    kinds = deck.kinds
+    gs, hs, ts = game.state
+    rec = _blank(r)
+    n, teams = r.num_players, r.num_teams
+    rec["hand_index"], rec["dealer"] = gs.hand_index, gs.dealer
+    rec["scores"][:teams] = gs.scores
+    rec["stars"][:n] = gs.stars
+    rec["pressure_count"][:teams] = gs.pressure_count
+    rec["last_direction"] = gs.last_direction
+    rec["game_over"], rec["truncated"] = gs.over, gs.truncated
+    rec["active"][:n] = gs.active
+    for i, result in enumerate(gs.results):  # what final_standing reads
+        rec["out_hand"][result.eliminated] = i
+    rec["hands_scored"] = len(gs.results)
+    rec["deal_size"] = hs.deal_size
+    for s, mask in enumerate(hs.hands):
+        for k in deck.kinds_in(mask):
+            rec["counts"][s, k] += 1
+        rec["held"][s] = deck.kind_bits(mask)
+    rec["sizes"][:n] = hs.sizes
+    rec["stock"][: len(hs.stock)] = [kinds[i] for i in hs.stock]
+    rec["n_stock"] = len(hs.stock)
+    rec["discard"][: len(hs.discard)] = [kinds[i] for i in hs.discard]
+    rec["n_discard"] = len(hs.discard)
+    rec["played"] = hs.played
+    rec["pressure_points"][:teams] = hs.pressure_points
+    rec["pressures"][:teams] = hs.pressures
+    rec["seat_pressures"][:n] = hs.seat_pressures
+    rec["direction"] = hs.direction
+    rec["suit"] = _or_none(hs.suit)
+    rec["rank"] = _or_none(hs.rank)
+    rec["free_play"], rec["hand_over"] = hs.free_play, hs.over
+    rec["ended_by"] = HAND_ENDINGS.index(hs.ended_by)
+    rec["went_out"] = _or_none(hs.went_out)
+    rec["decisions"] = hs.decisions
+    rec["seat"] = ts.seat
+    rec["decision"] = _or_none(ts.decision)
+    rec["suit_choices"] = sum(1 << s for s in ts.suit_choices)
+    if r.engine == "eights":
+        _eights_record(rec, game)
+    else:
+        _crates_record(rec, game)
+    rec["rng"][0] = export_state(game.deal_rng)
+    rec["rng"][1] = export_state(game.rng)
+    return rec
+
+
+def _crates_record(rec: np.ndarray, game: Game) -> None:
+    """The Crates family's fields (``CratesGameState``, ``CratesHand``, ``CratesTurn``)."""
+    gs, hs, ts = game.state
+    n, deck = game.rules.num_players, game.deck
+    for s in gs.mulligans_left:
+        rec["mulligans_left"][s] = True
+    rec["count"] = hs.count
+    rec["out_order"][: len(hs.out_order)] = hs.out_order
+    rec["n_out"] = len(hs.out_order)
+    rec["penalty_owed"][:n] = hs.penalty_owed
+    rec["ha_ha"], rec["jack_run"], rec["series_left"] = hs.ha_ha, hs.jack_run, hs.series_left
+    rec["call_on_deal"][:n] = hs.call_on_deal
+    rec["revoke_points"][: len(hs.revoke_points)] = hs.revoke_points
+    for s, mask in enumerate(hs.exposed):
+        for k in deck.kinds_in(mask):
+            rec["exposed"][s, k] += 1
+        rec["exposed_held"][s] = deck.kind_bits(mask)
+    rec["plays"], rec["called"], rec["call_missed"] = ts.plays, ts.called, ts.call_missed
+    rec["announced"], rec["cooper_draw"] = ts.announced, ts.cooper_draw
+    rec["six_missed"] = ts.six_missed
+    if ts.pending is not None:
+        rec["pending_kind"], rec["pending_plain"] = ts.pending
+    rec["chooser"], rec["forced"] = _or_none(ts.chooser), _or_none(ts.forced)
+
+
+def _eights_record(rec: np.ndarray, game: Game) -> None:
+    """The Crazy Eights family's fields (``EightsHand``, ``EightsTurn``)."""
+    _, hs, ts = game.state
+    rec["demand"], rec["skips"], rec["declared"] = hs.demand, hs.skips, hs.declared
+    rec["passes"], rec["once_seat"], rec["shared"] = hs.passes, _or_none(hs.once_seat), hs.shared
+    rec["group_mask"] = game.deck.kind_bits(ts.group_mask)
+    group = ts.group
+    if group is not None:
+        rec["group_count"], rec["group_base"] = group.count, group.base
+        rec["group_suit_before"] = _or_none(group.suit_before)
+        rec["group_on_declared"] = group.on_declared
+
+
+def _or_none(value: int | None) -> int:
+    """A seat, suit, rank, kind or decision as the record holds it: None is -1."""
+    return -1 if value is None else int(value)
+
+
+def _names(mask: np.ndarray) -> str:
+    return ", ".join(f"{a} ({action_name(int(a))})" for a in np.flatnonzero(mask))
+
+
 def _seed(seed: object) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"seeds must be ints >= 0, not {seed!r}")
@@ -479,18 +570,17 @@ def _check_rng(rng: object) -> None:
 
 
 def check_supported(rules: Ruleset) -> None:
-    """A ValueError naming what the compiled engine does not play."""
-    if rules.engine != "crates":
-        raise ValueError(
-            f"VectorGame plays the Crates family (crates, chicago1970, kreights, craits, "
-            f"creights), not {rules.preset!r}; {_REFERENCE}"
-        )
-    if rules.misplay_mode != "reject":
-        raise ValueError(f"VectorGame plays misplay_mode='reject' only; {_REFERENCE}")
+    """A ValueError naming what the compiled engine does not play: every rule system fits its
+    records but a deal schedule longer than ``MAX_SCHEDULE`` hands."""
     if len(rules.schedule) > MAX_SCHEDULE:
-        raise ValueError(f"VectorGame plays schedules of up to {MAX_SCHEDULE} hands")
+        raise ValueError(
+            f"VectorGame plays deal schedules of up to {MAX_SCHEDULE} hands, not "
+            f"{len(rules.schedule)}; {_REFERENCE}"
+        )
     if rules.num_players > MAX_SEATS or rules.deck.size > MAX_DECK:
-        raise ValueError(f"VectorGame plays up to {MAX_SEATS} seats and {MAX_DECK} cards")
+        raise ValueError(
+            f"VectorGame plays up to {MAX_SEATS} seats and {MAX_DECK} cards; {_REFERENCE}"
+        )
 
 
 def rules_record(rules: Ruleset, settings: EnvSettings | None = None) -> np.record:
@@ -500,6 +590,7 @@ def rules_record(rules: Ruleset, settings: EnvSettings | None = None) -> np.reco
     settings = settings or EnvSettings()
     deck, n = rules.deck, rules.num_players
     R = np.zeros(1, dtype=RULES)
+    R["engine"] = code(Engine, rules.engine)
     R["n"], R["teams"], R["partnerships"] = n, rules.num_teams, rules.partnerships
     R["deck_size"] = deck.size
     R["deck_kinds"][0, : deck.size] = deck.kinds
@@ -512,7 +603,48 @@ def rules_record(rules: Ruleset, settings: EnvSettings | None = None) -> np.reco
     R["dummy_seat"] = -1 if rules.dummy_seat is None else rules.dummy_seat
     R["initial_scores"][0, : rules.num_teams] = rules.initial_scores
     R["initial_mulligans"][0, list(rules.mulligans)] = True
-    plays = play_masks(deck)  # the reference engine's, over kinds instead of card ids
+    R["game_end"] = code(GameEnd, rules.game_end)
+    R["target_score"] = rules.target_score
+    R["hand_scoring"] = code(HandScoring, rules.hand_scoring)
+    R["empty_stock"] = code(EmptyStock, rules.empty_stock)
+    if rules.engine == "eights":
+        _eights_cards(R, rules)
+    else:
+        _crates_cards(R, rules)
+    R["kind_points"][0] = rules.kind_points[:NUM_KINDS]
+    R["by_points"][0] = sorted(range(NUM_KINDS), key=lambda k: -rules.kind_points[k])
+    R["three_scoring"] = code(ThreeScoring, rules.three_scoring)
+    R["all_threes"][0, : len(rules.all_threes)] = rules.all_threes
+    R["n_all_threes"] = len(rules.all_threes)
+    R["pressure"] = code(Pressure, rules.pressure)
+    R["empty_hand_points"] = rules.empty_hand_points
+    R["stars"] = rules.stars
+    R["point_sign"] = rules.point_sign
+    R["count_continues_hand"] = rules.count_continues_hand
+    R["free_play_after_count"] = rules.free_play_after_count
+    R["nine_starter_any_suit"] = rules.nine_starter_any_suit
+    R["one_card_per_turn"] = rules.one_card_per_turn
+    R["one_card_last_six"] = rules.one_card_last_six
+    R["call_on_one_card_deal"] = rules.call_on_one_card_deal
+    R["idiot_card"] = rules.missed_call == "idiot_card"
+    R["penalty_drawn_at_end"] = rules.penalty_drawn_at_end
+    R["deal_follows_direction"] = rules.deal_follows_direction
+    R["penalize"] = rules.misplay_mode == "penalize"
+    R["misplay_card"] = code(MisplayCard, rules.misplay_card)
+    R["revoke_points"] = rules.revoke_points
+    R["dumbass_calls"] = rules.dumbass_calls
+    R["reward_mode"] = settings.mode
+    R["reward_scale"] = settings.reward_scale
+    R["pressures_at_once"] = settings.pressures_at_once
+    R["auto_announce"] = settings.auto_announce
+    return R[0]
+
+
+def _crates_cards(R: np.ndarray, rules: Ruleset) -> None:
+    """The Crates family's cards: what may be played (the reference engine's ``play_masks``,
+    over kinds instead of card ids) and each kind's ``CardFunction``."""
+    deck = rules.deck
+    plays = play_masks(deck)
     for suit in range(4):
         for rank in range(13):
             R["match"][0, suit, rank] = deck.kind_bits(plays.match[suit][rank])
@@ -530,29 +662,29 @@ def rules_record(rules: Ruleset, settings: EnvSettings | None = None) -> np.reco
         R["reverses"][0, kind] = function.reverses
         R["again"][0, kind] = function.again
         R["series"][0, kind] = function.series
-    R["kind_points"][0] = rules.kind_points[:NUM_KINDS]
-    R["by_points"][0] = sorted(range(NUM_KINDS), key=lambda k: -rules.kind_points[k])
-    R["three_scoring"] = ThreeScoring[rules.three_scoring.upper()]
-    R["all_threes"][0, : len(rules.all_threes)] = rules.all_threes
-    R["n_all_threes"] = len(rules.all_threes)
-    R["pressure"] = Pressure[rules.pressure.upper()]
-    R["empty_hand_points"] = rules.empty_hand_points
-    R["stars"] = rules.stars
-    R["point_sign"] = rules.point_sign
-    R["count_continues_hand"] = rules.count_continues_hand
-    R["free_play_after_count"] = rules.free_play_after_count
-    R["nine_starter_any_suit"] = rules.nine_starter_any_suit
-    R["one_card_per_turn"] = rules.one_card_per_turn
-    R["one_card_last_six"] = rules.one_card_last_six
-    R["call_on_one_card_deal"] = rules.call_on_one_card_deal
-    R["idiot_card"] = rules.missed_call == "idiot_card"
-    R["penalty_drawn_at_end"] = rules.penalty_drawn_at_end
-    R["deal_follows_direction"] = rules.deal_follows_direction
-    R["reward_mode"] = settings.mode
-    R["reward_scale"] = settings.reward_scale
-    R["pressures_at_once"] = settings.pressures_at_once
-    R["auto_announce"] = settings.auto_announce
-    return R[0]
+
+
+def _eights_cards(R: np.ndarray, rules: Ruleset) -> None:
+    """The Crazy Eights family's cards: the reference engine's ``eights_masks`` over kinds,
+    each kind's role and demand, and how a turn's draw goes on."""
+    deck = rules.deck
+    masks = eights_masks(deck, rules)
+    for suit in range(4):
+        for rank in range(13):
+            R["match"][0, suit, rank] = deck.kind_bits(masks.match[suit][rank])
+    R["role"][0] = [code(CardRole, role) for role in masks.roles]
+    R["demand"][0] = masks.demands
+    R["answers"] = deck.kind_bits(masks.answers)
+    R["on_joker"] = deck.kind_bits(masks.on_joker)
+    R["skip_mask"] = deck.kind_bits(masks.skip)
+    R["free_after"] = sum(1 << k for k in masks.free_after)
+    R["rank_kinds"][0] = [deck.kind_bits(deck.rank_mask[rank]) for rank in range(13)]
+    R["joker_kinds"] = deck.kind_bits(deck.joker_mask)
+    R["draw_rule"] = code(DrawRule, rules.draw_rule)
+    R["multi_card_plays"] = rules.multi_card_plays
+    R["in_air"] = rules.in_air
+    R["eight_counter_keeps_suit"] = rules.eight_counter_keeps_suit
+    R["eight_must_change_suit"] = rules.eight_must_change_suit
 
 
 __all__ = ["VectorGame", "check_supported", "rules_record"]

@@ -14,17 +14,10 @@ from numba import njit
 from ..actions import NUM_ACTIONS
 from ..cards import NUM_KINDS
 from ..observation import CLIP, SLICES
+from ..rules import Engine, GameEnd
 from ..state import Decision
-from .core import (
-    env_start,
-    env_step,
-    is_legal,
-    legal_into,
-    pressure_value,
-    score_hand_counts,
-    team_of,
-    to_play,
-)
+from .core import pressure_value, score_hand_counts, team_of, to_play
+from .game import acceptable_into, env_start, env_step, is_acceptable, legal_into
 from .rng import random_interval
 
 OBS_SLICES = tuple(name for name, *_ in SLICES)  # the order of VectorGame's ``at`` and ``scale``
@@ -46,6 +39,8 @@ PRESSURES, NEXT_PRESSURE, SCORES = _slice("pressures"), _slice("next_pressure"),
 RISK, OWED, STARS = _slice("hand_points_at_risk"), _slice("penalty_owed"), _slice("stars")
 PROGRESS, DEAL_SIZE = _slice("hand_progress"), _slice("deal_size")
 STARTER_SUIT_ = int(Decision.STARTER_SUIT)
+EIGHTS = int(Engine.EIGHTS)
+TARGET, LAST_PLAYER = int(GameEnd.TARGET), int(GameEnd.LAST_PLAYER)
 
 
 @njit(cache=True, inline="always")
@@ -71,7 +66,9 @@ def observe_into(G, R, seat, at, scale, v):
     v[at[CLOCKWISE]] = G.direction == 1
     v[at[COUNT]] = G.count / scale[COUNT]
     if decision >= 0:
-        pending = G.count  # the count, a Cooper's draw, or one
+        pending = G.count  # the count, a Cooper's draw, an offensive card's demand, or one
+        if R.engine == EIGHTS:
+            pending = G.demand
         if not pending:
             pending = G.cooper_draw if G.plays else 1
         v[at[PENDING]] = pending / scale[PENDING]
@@ -95,16 +92,29 @@ def observe_into(G, R, seat, at, scale, v):
         team = team_of(R, s)
         v[at[SIZES] + i] = G.sizes[s] / scale[SIZES]
         v[at[OWED] + i] = G.penalty_owed[s]
-        v[at[ACTIVE] + i] = 1
+        v[at[ACTIVE] + i] = G.active[s]
         taken = G.pressure_count[team]
         v[at[PRESSURES] + i] = _clip(taken / scale[PRESSURES])
-        v[at[NEXT_PRESSURE] + i] = _clip(
-            pressure_value(taken + 1, R.pressure) / scale[NEXT_PRESSURE]
-        )
+        value = pressure_value(taken + 1, R.pressure)  # -1: past int64, clipped anyway
+        v[at[NEXT_PRESSURE] + i] = CLIP if value < 0 else _clip(value / scale[NEXT_PRESSURE])
         v[at[SCORES] + i] = _clip(G.scores[team] / scale[SCORES])
         v[at[STARS] + i] = _clip(G.stars[s] / scale[STARS])
-    v[at[PROGRESS]] = G.hand_index / R.schedule_len
+    v[at[PROGRESS]] = progress(G, R)
     v[at[DEAL_SIZE]] = G.deal_size / scale[DEAL_SIZE]
+
+
+@njit(cache=True)
+def progress(G, R):
+    """``observation._progress``: hands played of the schedule, the leader's score of the
+    target (crazy_eights), or the players knocked out (zimbabwe)."""
+    if R.game_end == TARGET:
+        return max(0.0, G.scores[: R.teams].max() / R.target_score)
+    if R.game_end == LAST_PLAYER:
+        out = 0
+        for s in range(R.n):
+            out += not G.active[s]
+        return out / (R.n - 1)
+    return G.hand_index / R.schedule_len
 
 
 @njit(cache=True)
@@ -124,11 +134,19 @@ def legal_masks(states, R, out):
 
 
 @njit(cache=True)
-def first_illegal(states, R, actions, active):
-    """The first game to step whose action is not legal (finished games take any), or -1."""
+def acceptable_masks(states, R, out):
+    out[:] = 0
+    for b in range(states.shape[0]):
+        acceptable_into(states[b], R, out[b])
+
+
+@njit(cache=True)
+def first_unacceptable(states, R, actions, active):
+    """The first game to step whose action the engine does not accept (legal, or a misplay
+    ``penalize`` accepts; finished games take any), or -1."""
     for b in range(states.shape[0]):
         G = states[b]
-        if active[b] and not G.game_over and not is_legal(G, R, actions[b]):
+        if active[b] and not G.game_over and not is_acceptable(G, R, actions[b]):
             return b
     return -1
 

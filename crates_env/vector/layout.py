@@ -1,7 +1,8 @@
 """The compiled engine's data: a game is one record of ``STATE``, a rule system one of ``RULES``.
 
 The records mirror the reference engine's three state values (``crates_env.state``: game, hand,
-turn) field for field, with two changes that make them fixed-size arrays:
+turn, with the fields of both families: ``crates_env.crates`` and ``crates_env.eights``) field
+for field, with two changes that make them fixed-size arrays:
 
 - cards are *kinds* (``crates_env.cards``), not physical ids: a hand is a count per kind
   (``counts``) plus a bitmask of the kinds held (``held``, 53 bits), the stock and the discard pile
@@ -22,12 +23,14 @@ from ..cards import NUM_KINDS
 from ..state import HAND_ENDINGS
 
 MAX_SEATS = 12  # craits seats up to twelve
-MAX_DECK = 112  # two packs and their Jokers
+MAX_DECK = 120  # two packs and their Jokers (zimbabwe: up to 8 a pack)
 MAX_SCHEDULE = 64  # deal sizes in one game's schedule
 MAX_DRAWS = MAX_SEATS  # (seat, cards) entries of one card function (a 5 hits everybody else)
 
 # ended_by: crates_env.state.HAND_ENDINGS's codes
-OUT, COUNT, PRESSURE, TRUNCATED = map(HAND_ENDINGS.index, ("out", "count", "pressure", "truncated"))
+OUT, COUNT, PRESSURE, TRUNCATED, BLOCKED, STALLED = map(
+    HAND_ENDINGS.index, ("out", "count", "pressure", "truncated", "blocked", "stalled")
+)
 
 _SEATS, _DECK = (MAX_SEATS,), (MAX_DECK,)
 
@@ -44,6 +47,9 @@ STATE = np.dtype(
         ("truncated", np.bool_),
         ("overflow", np.bool_),  # a pressure's value passed int64: play it on the reference
         ("mulligans_left", np.uint8, _SEATS),
+        ("active", np.uint8, _SEATS),  # per seat: still in the game (zimbabwe knocks out)
+        ("out_hand", np.int32, _SEATS),  # per seat: the result it was knocked out in, -1: none
+        ("hands_scored", np.int32),  # results written in this game (len(GameState.results))
         # --- the hand (HandState, CratesHand)
         ("deal_size", np.int32),
         ("counts", np.int8, (MAX_SEATS, NUM_KINDS)),  # per seat and kind: copies held
@@ -73,7 +79,17 @@ STATE = np.dtype(
         ("jack_run", np.int32),
         ("series_left", np.int32),
         ("call_on_deal", np.uint8, _SEATS),
-        # --- the turn (TurnState, CratesTurn)
+        ("revoke_points", np.int64, _SEATS),  # per team (kreights, penalize)
+        ("exposed", np.int8, (MAX_SEATS, NUM_KINDS)),  # per seat and kind: penalty cards
+        ("exposed_held", np.uint64, _SEATS),  # per seat: bit k set while a kind k is exposed
+        # the Crazy Eights family's hand (EightsHand)
+        ("demand", np.int32),
+        ("skips", np.int32),
+        ("declared", np.bool_),
+        ("passes", np.int32),
+        ("once_seat", np.int32),  # -1: none
+        ("shared", np.bool_),
+        # --- the turn (TurnState, CratesTurn, EightsTurn)
         ("seat", np.int32),
         ("decision", np.int32),  # a Decision, -1: none
         ("suit_choices", np.int32),  # bit s: suit s may be named
@@ -85,6 +101,14 @@ STATE = np.dtype(
         ("six_missed", np.bool_),
         ("pending_kind", np.int32),
         ("pending_plain", np.bool_),
+        ("chooser", np.int32),  # who picks a penalty card for the player on turn, -1: none
+        ("forced", np.int32),  # the penalty card picked, -1: none
+        # the group of cards of one rank being played (EightsTurn.group; 0 cards: none)
+        ("group_count", np.int32),
+        ("group_base", np.int32),  # the top card before the group
+        ("group_suit_before", np.int32),
+        ("group_on_declared", np.bool_),
+        ("group_mask", np.uint64),  # the kinds that may join the group
         # --- the two random streams (deals, reshuffles): crates_env.vector.rng rows
         ("rng", np.uint64, (2, 6)),
         # --- the environment: pressure points of this hand already paid as rewards
@@ -95,6 +119,7 @@ STATE = np.dtype(
 
 RULES = np.dtype(
     [
+        ("engine", np.int32),  # crates_env.rules.Engine
         ("n", np.int32),
         ("teams", np.int32),
         ("partnerships", np.bool_),
@@ -107,6 +132,10 @@ RULES = np.dtype(
         ("max_decisions", np.int32),
         ("dealer_seats", np.uint8, _SEATS),
         ("dummy_seat", np.int32),  # Figgy's seat (skill_hand_world_series), -1: none
+        ("game_end", np.int32),  # crates_env.rules.GameEnd
+        ("target_score", np.int64),
+        ("hand_scoring", np.int32),  # crates_env.rules.HandScoring
+        ("empty_stock", np.int32),  # crates_env.rules.EmptyStock
         ("initial_scores", np.int64, _SEATS),
         ("initial_mulligans", np.uint8, _SEATS),
         # cards: what may be played (kind masks) and what each kind does
@@ -121,6 +150,20 @@ RULES = np.dtype(
         ("reverses", np.uint8, (NUM_KINDS,)),
         ("again", np.uint8, (NUM_KINDS,)),
         ("series", np.int32, (NUM_KINDS,)),
+        # the Crazy Eights family's cards (crates_env.eights.EightsMasks, over kinds)
+        ("role", np.int32, (NUM_KINDS,)),  # crates_env.rules.CardRole
+        ("demand", np.int32, (NUM_KINDS,)),
+        ("answers", np.uint64),
+        ("on_joker", np.uint64),
+        ("skip_mask", np.uint64),
+        ("free_after", np.uint64),
+        ("rank_kinds", np.uint64, (13,)),  # the kinds of each rank (a group's cards)
+        ("joker_kinds", np.uint64),
+        ("draw_rule", np.int32),  # crates_env.rules.DrawRule
+        ("multi_card_plays", np.bool_),
+        ("in_air", np.bool_),
+        ("eight_counter_keeps_suit", np.bool_),
+        ("eight_must_change_suit", np.bool_),
         # scoring
         ("kind_points", np.int64, (NUM_KINDS,)),
         ("by_points", np.int32, (NUM_KINDS,)),  # the kinds, highest value first
@@ -141,6 +184,11 @@ RULES = np.dtype(
         ("idiot_card", np.bool_),
         ("penalty_drawn_at_end", np.bool_),
         ("deal_follows_direction", np.bool_),
+        # misplay_mode="penalize" (crates_env.misplays)
+        ("penalize", np.bool_),
+        ("misplay_card", np.int32),  # crates_env.rules.MisplayCard
+        ("revoke_points", np.int64),
+        ("dumbass_calls", np.bool_),
         # the environment
         ("reward_mode", np.int32),  # crates_env.settings.RewardMode
         ("reward_scale", np.float64),
