@@ -6,17 +6,20 @@
     python benchmarks/vector_speed.py --batches 1 64 1024 --processes 2 --json vector_speed.json
 
 Goal: ``crates_env.vector.VectorGame`` makes at least 10x as many decisions per second per core
-as OpenSpiel's C++ ``crazy_eights``.
+as OpenSpiel's C++ ``crazy_eights``, on the very same game: 4-player ``crazy_eights``.
 
-- ``VectorGame``: 4-player ``crates``, B games at once (``--batches``). Every step builds the
+- ``VectorGame crazy_eights``: 4 players, B games at once (``--batches``). Every step builds the
   observation and the legal mask of the seat to play in every game (``observe`` and
   ``legal_mask`` into preallocated arrays), picks a uniformly random legal action in each
   (``random_actions``) and steps; finished games restart at once. A step is B decisions.
+- ``VectorGame zimbabwe``, ``VectorGame crates`` (``--beside``): the other rule systems the same
+  way, 4 players at the largest batch.
 - ``openspiel``: ``crazy_eights`` (4 players) as ``benchmarks/env_speed.py`` plays it (its
   contender, imported): ``observation_tensor`` and ``legal_actions`` every decision, chance
   outcomes sampled and not counted.
-- ``VectorGame xN``: the largest batch in N processes at once (``--processes``, 0 or 1 skips
-  it), each its own VectorGame: the total rate, and its ratio to one process.
+- ``VectorGame xN``: ``crazy_eights`` at the largest batch in N processes at once
+  (``--processes``, 0 or 1 skips it), each its own VectorGame: the total rate, and its ratio to
+  one process.
 
 Every contender gets a warm-up step first (numba compilation and cache loading are not timed),
 then plays for ``--seconds``. The whole set runs ``--repeats`` times, in reversed order every
@@ -63,6 +66,7 @@ from env_speed import openspiel_game, run_for  # noqa: E402  (benchmarks/ is on 
 
 OPENSPIEL = "openspiel"
 GOAL = 10.0
+PRESET = "crazy_eights"  # the game OpenSpiel plays too
 
 Run = dict[str, Any]  # decisions, elapsed, rate (and a processes run's per-worker rates)
 Contender = Callable[[float], Run]  # plays for so many seconds
@@ -76,7 +80,7 @@ import numpy as np
 t1 = time.perf_counter()
 from crates_env.vector import VectorGame
 t2 = time.perf_counter()
-vg = VectorGame(2, preset="crates", num_players=4)
+vg = VectorGame(2, preset="crazy_eights", num_players=4)
 vg.reset(0)
 vg.observe()
 mask = vg.legal_mask()
@@ -92,12 +96,12 @@ def timed(seconds: float, play: Callable[[int], int]) -> Run:
     return {"decisions": decisions, "elapsed": elapsed, "rate": decisions / elapsed}
 
 
-def vector_contender(batch: int, seed: int = 0) -> Contender:
-    """A warmed-up VectorGame of ``batch`` games, 4-player crates."""
+def vector_contender(batch: int, seed: int = 0, preset: str = PRESET) -> Contender:
+    """A warmed-up VectorGame of ``batch`` games, 4 players of ``preset``."""
     from crates_env.actions import NUM_ACTIONS
     from crates_env.vector import VectorGame
 
-    vg = VectorGame(batch, preset="crates", num_players=4)
+    vg = VectorGame(batch, preset=preset, num_players=4)
     vg.reset(seed)
     obs = np.empty((batch, vg.observation_size), dtype=np.float32)
     mask = np.empty((batch, NUM_ACTIONS), dtype=np.int8)
@@ -192,7 +196,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="time per contender and run")
     parser.add_argument(
-        "--batches", type=int, nargs="+", default=[1, 64, 1024], help="VectorGame batch sizes"
+        "--batches",
+        type=int,
+        nargs="+",
+        default=[1, 64, 1024],
+        help="VectorGame batch sizes (crazy_eights)",
+    )
+    parser.add_argument(
+        "--beside",
+        nargs="*",
+        default=["zimbabwe", "crates"],
+        help="other presets to measure at the largest batch",
     )
     parser.add_argument("--repeats", type=int, default=3, help="runs of the whole set")
     parser.add_argument(
@@ -221,13 +235,15 @@ def main(argv: list[str] | None = None) -> None:
         contenders[OPENSPIEL] = (1, openspiel_contender())
     except ImportError as exc:
         skipped.append(
-            f"  {OPENSPIEL:<26} skipped ({exc.name} not installed: pip install -e '.[bench]')"
+            f"  {OPENSPIEL:<34} skipped ({exc.name} not installed: pip install -e '.[bench]')"
         )
     for batch in args.batches:
-        contenders[f"VectorGame B={batch}"] = (batch, vector_contender(batch))
+        contenders[f"VectorGame {PRESET} B={batch}"] = (batch, vector_contender(batch))
     big = max(args.batches)
-    one_process = f"VectorGame B={big}"
-    many = f"VectorGame B={big} x{args.processes} procs"
+    for preset in args.beside:
+        contenders[f"VectorGame {preset} B={big}"] = (big, vector_contender(big, preset=preset))
+    one_process = f"VectorGame {PRESET} B={big}"
+    many = f"VectorGame {PRESET} B={big} x{args.processes}"
     if args.processes > 1:
         contenders[many] = (big, processes_contender(big, args.processes))
 
@@ -244,27 +260,27 @@ def main(argv: list[str] | None = None) -> None:
     total = time.perf_counter() - started
 
     print(
-        f"VectorGame vs OpenSpiel crazy_eights, 4 players, one core, {args.seconds:g} s each, "
+        f"VectorGame vs OpenSpiel, 4 players, one core, {args.seconds:g} s each, "
         f"{args.repeats} repeat(s) (Python {sys.version.split()[0]}, numba {numba.__version__}, "
         f"{os.cpu_count()} CPUs, load {' '.join(f'{x:.1f}' for x in load_start)})"
     )
     print(
-        f"  {'contender':<26} {'batch':>6} {'decisions/s median [min-max]':>36} {'x OpenSpiel':>12}"
+        f"  {'contender':<34} {'batch':>6} {'decisions/s median [min-max]':>36} {'x OpenSpiel':>12}"
     )
     for line in skipped:
         print(line)
     for name, s in summary.items():
         spread = f"{s['median']:,.0f} [{s['min']:,.0f}-{s['max']:,.0f}]"
         ratio = f"{s['x_openspiel']:.1f}x" if s["x_openspiel"] is not None else "-"
-        print(f"  {name:<26} {contenders[name][0]:>6} {spread:>36} {ratio:>12}")
+        print(f"  {name:<34} {contenders[name][0]:>6} {spread:>36} {ratio:>12}")
     if base:
         best = max(
-            (n for n in summary if n.startswith("VectorGame B=") and n != many),
+            (n for n in summary if n.startswith(f"VectorGame {PRESET} B=") and n != many),
             key=lambda n: summary[n]["median"],
         )
         x = summary[best]["x_openspiel"]
         print(
-            f"goal >= {GOAL:g}x OpenSpiel per core: best {best} at {x:.1f}x, "
+            f"goal >= {GOAL:g}x OpenSpiel per core on {PRESET}: best {best} at {x:.1f}x, "
             f"{'met' if x >= GOAL else 'NOT met'}"
         )
     if many in summary:

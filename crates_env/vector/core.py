@@ -346,11 +346,11 @@ def call_offered(G, R, p, plays):
 
 @njit(cache=True)
 def mark_kinds(out, kinds):
-    """``out[k] = 1`` for every kind ``k`` in the bitmask ``kinds``."""
+    """``out[k] = 1`` for every kind ``k`` in the bitmask ``kinds`` (the others left as they
+    are)."""
     k = 0
     while kinds >> np.uint64(k) != ZERO:
-        if (kinds >> np.uint64(k)) & ONE:
-            out[k] = 1
+        out[k] |= (kinds >> np.uint64(k)) & ONE
         k += 1
 
 
@@ -709,7 +709,23 @@ def _top(R, counts, j, no_eights, no_aces, threes_too):
 
 @njit(cache=True)
 def score_hand_counts(R, counts):
-    """``crates_env.scoring.score_kinds`` for a hand given as copies per kind."""
+    """``crates_env.scoring.score_kinds`` for a hand given as copies per kind: the sum of its
+    cards, unless it holds threes that count otherwise."""
+    threes = 0
+    if R.three_scoring != PLAIN_THREES:  # (the Crazy Eights family's threes are plain cards)
+        for suit in range(4):
+            threes += counts[suit * 13 + THREE]
+    if threes == 0:
+        total = 0
+        for k in range(JOKER + 1):
+            total += counts[k] * R.kind_points[k]
+        return total
+    return _score_threes(R, counts)
+
+
+@njit(cache=True)
+def _score_threes(R, counts):
+    """``score_kinds`` for a hand that holds threes (RULES.md §1.15)."""
     threes = 0
     total_cards = 0
     plain_sum = 0
@@ -724,7 +740,7 @@ def score_hand_counts(R, counts):
             continue
         total_cards += c
         rank = _rank_of(k)
-        if rank == THREE and algorithm != PLAIN_THREES:
+        if rank == THREE:
             threes += c
             continue
         v = R.kind_points[k]
@@ -737,14 +753,10 @@ def score_hand_counts(R, counts):
                 others_big += c
         if not (rank == ACE or (rank == EIGHT and algorithm == PUNITIVE_THREES)):
             eligible += c
-    if total_cards == 0:
-        return 0
     if threes == total_cards:  # a hand of threes only (kreights' own table [001:41])
         if threes <= R.n_all_threes:
             return R.all_threes[threes - 1]
         return -50 * threes
-    if threes == 0:  # (the Crazy Eights family's threes are plain cards)
-        return plain_sum
     if algorithm == CRATES_THREES:
         if not_eight == 0:
             return eights + 3  # the threes collapse into one pair (or one bare three)

@@ -17,7 +17,7 @@ from ..actions import NUM_ACTIONS, action_name
 from ..cards import NUM_KINDS
 from ..crates import play_masks
 from ..eights import eights_masks
-from ..game import Game, best_scores, first_dealer, game_streams
+from ..game import Game, best_scores, first_dealer
 from ..observation import Observer
 from ..rules import (
     CardRole,
@@ -33,7 +33,7 @@ from ..rules import (
     code,
     make_ruleset,
 )
-from ..settings import EnvSettings, next_game_rng
+from ..settings import EnvSettings
 from ..state import HAND_ENDINGS
 from . import kernels
 from .layout import (
@@ -44,7 +44,7 @@ from .layout import (
     RULES,
     STATE,
 )
-from .rng import export_state, import_state
+from .rng import STATE_WIDTH, export_state, import_state
 
 _REFERENCE = "play it on the reference engine (crates_env.crates_v0.raw_env or crates_env.Game)"
 
@@ -100,7 +100,10 @@ class VectorGame:
         self.rewards = np.zeros((num_games, self.num_players), dtype=np.float64)
         self.game_over = np.ones(num_games, dtype=bool)
         self.seeds = np.zeros(num_games, dtype=np.int64)  # the seed of each slot's game
-        self._seed_streams: list[np.random.Generator | None] = [None] * num_games
+        # each slot's seed stream (rng rows): the seeds of the games autoreset deals it
+        self._seed_streams = np.zeros((num_games, STATE_WIDTH), dtype=np.uint64)
+        self._streaming = np.zeros(num_games, dtype=bool)
+        self._fresh = _fresh_game(self.rules)
         self._to_play = np.zeros(num_games, dtype=np.int32)
         self._no_seats = np.full(num_games, -1, dtype=np.int64)
         self._all = np.ones(num_games, dtype=bool)
@@ -123,43 +126,51 @@ class VectorGame:
             base = _seed(seeds)
             seeds = [base + i for i in range(b)]
         seeds = _seeds(seeds, b, "reset needs one seed per game")
-        self._seed_streams = [np.random.default_rng([s, 1]) for s in seeds]
+        for slot, seed in enumerate(seeds):
+            self._seed_streams[slot] = export_state(np.random.default_rng([seed, 1]))
+        self._streaming[:] = True
         self.start(np.arange(b), seeds)
 
     def start(self, slots: np.ndarray | Sequence[int], seeds: Sequence[int]) -> None:
         """New games in ``slots``: slot ``slots[i]`` gets ``Game(..., seed=seeds[i])``."""
         slots = self._slots("slots", slots)
         seeds = _seeds(seeds, len(slots), "start needs one seed per slot")
-        self._deal(slots, seeds, [game_streams(s) for s in seeds])
+        self._deal(slots, seeds, as_env=False)
 
     def start_as_env(self, slots: np.ndarray | Sequence[int], env_seeds: Sequence[int]) -> None:
         """New games in ``slots``: the games ``raw_env.reset(seed=env_seeds[i])`` deals."""
         slots = self._slots("slots", slots)
         seeds = _seeds(env_seeds, len(slots), "start_as_env needs one seed per slot")
-        streams = [game_streams(next_game_rng(np.random.default_rng(s))) for s in seeds]
-        self._deal(slots, seeds, streams)
+        self._deal(slots, seeds, as_env=True)
 
-    def _deal(self, slots: np.ndarray, seeds: list[int], streams: list[tuple]) -> None:
-        for slot, seed, (deal_rng, rng) in zip(slots, seeds, streams, strict=True):
-            self._new_game_record(int(slot), seed, deal_rng, rng)
+    def _deal(self, slots: np.ndarray, seeds: list[int], as_env: bool) -> None:
+        """``Game.__init__`` for each slot: its two streams from its seed (``game_streams``,
+        of ``next_game_rng`` as the env does: ``crates_env.vector.rng``), the first dealer,
+        then the first deal."""
+        seeds = np.array(seeds, dtype=np.int64)
+        rows = np.zeros((len(slots), 2, STATE_WIDTH), dtype=np.uint64)
+        kernels.seed_games(seeds, as_env, rows)
+        self.states[slots] = self._fresh
+        self.states["dealer"][slots] = self._first_dealers(rows)
+        self.states["rng"][slots] = rows
+        self.seeds[slots] = seeds
         kernels.start_games(self.states, self.R, slots, self.rewards)
         self.game_over[slots] = self.states["game_over"][slots]
         self._check_overflow()
 
-    def _new_game_record(self, slot: int, seed: int, deal_rng, rng) -> None:
-        """A game before its first deal: ``Game.__init__`` up to ``_start_hand``."""
+    def _first_dealers(self, rows: np.ndarray) -> np.ndarray:
+        """``first_dealer`` of each game, from its deal stream (``rows[:, 0]``, advanced): a
+        seat at random in one compiled call, the rules' seat, or drawn for deal."""
         r = self.rules
-        dealer = first_dealer(r, deal_rng, None, [])
-        g = self.states[slot : slot + 1]
-        g[0] = _blank(r)
-        g["hand_index"] = 0
-        g["dealer"] = dealer
-        g["scores"][0, : r.num_teams] = r.initial_scores
-        g["last_direction"] = 1
-        g["mulligans_left"][0, list(r.mulligans)] = True
-        g["rng"][0, 0] = export_state(deal_rng)
-        g["rng"][0, 1] = export_state(rng)
-        self.seeds[slot] = seed
+        seats = np.array(r.dealer_seats, dtype=np.int64)
+        if r.dealer_rule == "random":
+            return kernels.random_dealers(rows, seats)
+        dealers = np.zeros(len(rows), dtype=np.int64)
+        for i, row in enumerate(rows):
+            deal_rng = import_state(row[0])
+            dealers[i] = first_dealer(r, deal_rng, None, [])
+            row[0] = export_state(deal_rng)
+        return dealers
 
     def from_game(self, game: Game, slot: int = 0, paid: Sequence[int] = ()) -> None:
         """Load a reference game into ``slot``: it plays on exactly as ``game`` does (same
@@ -179,7 +190,9 @@ class VectorGame:
         rec["paid"][: len(paid)] = paid
         self.states[slot] = rec
         self.game_over[slot] = game.game_over
-        self._seed_streams[slot] = self._seed_streams[slot] or np.random.default_rng([slot, 2])
+        if not self._streaming[slot]:
+            self._seed_streams[slot] = export_state(np.random.default_rng([slot, 2]))
+            self._streaming[slot] = True
 
     def copy_games(
         self, source: np.ndarray | Sequence[int], target: np.ndarray | Sequence[int]
@@ -265,7 +278,12 @@ class VectorGame:
         """New games in ``slots``, their seeds drawn from each slot's seed stream (``seeds``
         then holds them)."""
         slots = self._slots("slots", slots)
-        self.start(slots, [int(self._seed_streams[s].integers(2**63)) for s in slots])
+        for slot in slots[~self._streaming[slots]]:  # a slot neither reset nor loaded
+            self._seed_streams[slot] = export_state(np.random.default_rng([slot, 2]))
+            self._streaming[slot] = True
+        seeds = np.zeros(len(slots), dtype=np.int64)
+        kernels.next_seeds(self._seed_streams, slots, seeds)
+        self.start(slots, seeds)
 
     def random_actions(
         self, rng: np.random.Generator, mask: np.ndarray | None = None
@@ -394,12 +412,12 @@ class VectorGame:
                 f"mask must be ints or bools of shape {shape} (legal_mask()'s), not "
                 f"{mask.dtype} of shape {mask.shape}"
             )
-        if ((mask != 0) & (mask != 1)).any():
+        problem, game = kernels.check_mask(mask)
+        if problem == kernels.NOT_ZERO_ONE:
             raise ValueError("mask must hold 0 and 1 only (legal_mask()'s)")
-        empty = np.flatnonzero(~mask.any(axis=1))
-        if empty.size:
-            raise ValueError(f"mask allows no action in game {empty[0]}")
-        return mask.astype(np.int8)
+        if problem == kernels.NOTHING_ALLOWED:
+            raise ValueError(f"mask allows no action in game {game}")
+        return mask.astype(np.int8, copy=False)
 
     def _check_overflow(self) -> None:
         bad = np.flatnonzero(self.states["overflow"])
@@ -419,6 +437,16 @@ def _blank(rules: Ruleset) -> np.ndarray:
     for name in ("went_out", "decision", "suit", "rank", "pending_kind", "chooser", "forced"):
         rec[name] = -1
     rec["once_seat"] = -1
+    return rec
+
+
+def _fresh_game(rules: Ruleset) -> np.ndarray:
+    """A game before its first deal (``GameState.new``): the rules' starting scores and
+    mulligans; the dealer and the streams are each game's."""
+    rec = _blank(rules)
+    rec["scores"][: rules.num_teams] = rules.initial_scores
+    rec["last_direction"] = 1
+    rec["mulligans_left"][list(rules.mulligans)] = True
     return rec
 
 
@@ -521,8 +549,8 @@ def _names(mask: np.ndarray) -> str:
 
 
 def _seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seeds must be ints >= 0, not {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63:
+        raise ValueError(f"seeds must be ints from 0 to 2**63 - 1, not {seed!r}")
     return int(seed)
 
 

@@ -18,7 +18,7 @@ from ..rules import Engine, GameEnd
 from ..state import Decision
 from .core import pressure_value, score_hand_counts, team_of, to_play
 from .game import acceptable_into, env_start, env_step, is_acceptable, legal_into
-from .rng import random_interval
+from .rng import bounded_integer, env_game_rows, game_rows, random_interval
 
 OBS_SLICES = tuple(name for name, *_ in SLICES)  # the order of VectorGame's ``at`` and ``scale``
 
@@ -120,23 +120,23 @@ def progress(G, R):
 @njit(cache=True)
 def observe_games(states, R, seats, at, scale, out):
     """``out[b]``: the observation of seat ``seats[b]`` in game ``b`` (-1: the seat to play)."""
-    out[:] = 0
     for b in range(states.shape[0]):
         G = states[b]
+        out[b] = 0  # row by row: each is zeroed and filled while in the cache
         observe_into(G, R, to_play(G, R) if seats[b] < 0 else seats[b], at, scale, out[b])
 
 
 @njit(cache=True)
 def legal_masks(states, R, out):
-    out[:] = 0
     for b in range(states.shape[0]):
+        out[b] = 0
         legal_into(states[b], R, out[b])
 
 
 @njit(cache=True)
 def acceptable_masks(states, R, out):
-    out[:] = 0
     for b in range(states.shape[0]):
+        out[b] = 0
         acceptable_into(states[b], R, out[b])
 
 
@@ -176,9 +176,58 @@ def start_games(states, R, slots, rewards):
 
 
 @njit(cache=True)
+def seed_games(seeds, as_env, rows):
+    """``rows[i]``: the deal and reshuffle streams of the game of ``seeds[i]``
+    (``crates_env.game.game_streams``), or with ``as_env`` of the game ``raw_env.reset(seed)``
+    deals."""
+    for i in range(seeds.shape[0]):
+        if as_env:
+            env_game_rows(seeds[i], rows[i])
+        else:
+            game_rows(seeds[i], rows[i])
+
+
+@njit(cache=True)
+def random_dealers(rows, seats):
+    """``first_dealer`` at random: ``seats[deal_rng.integers(len(seats))]`` for each game's
+    deal stream ``rows[i, 0]`` (advanced)."""
+    out = np.zeros(rows.shape[0], np.int64)
+    for i in range(rows.shape[0]):
+        out[i] = seats[bounded_integer(rows[i, 0], seats.shape[0])]
+    return out
+
+
+@njit(cache=True)
+def next_seeds(streams, slots, out):
+    """``out[i]``: the next seed of slot ``slots[i]``'s seed stream, ``integers(2**63)``."""
+    for i in range(slots.shape[0]):
+        out[i] = bounded_integer(streams[slots[i]], 2**63)
+
+
+@njit(cache=True)
 def seats_to_play(states, R, out):
     for b in range(states.shape[0]):
         out[b] = to_play(states[b], R)
+
+
+NOT_ZERO_ONE, NOTHING_ALLOWED = 1, 2  # check_mask's findings
+
+
+@njit(cache=True)
+def check_mask(masks):
+    """(NOT_ZERO_ONE, -1) if a mask holds something else than 0 and 1, else (NOTHING_ALLOWED,
+    b) for the first game ``b`` whose mask allows nothing, else (0, -1)."""
+    empty = -1
+    for b in range(masks.shape[0]):
+        ones = 0
+        for a in range(masks.shape[1]):
+            value = masks[b, a]
+            if value != 0 and value != 1:
+                return NOT_ZERO_ONE, -1
+            ones += value
+        if ones == 0 and empty < 0:
+            empty = b
+    return (NOTHING_ALLOWED, empty) if empty >= 0 else (0, -1)
 
 
 @njit(cache=True)

@@ -27,6 +27,15 @@ reference engine.
   > max, drawing with ``next32`` when ``max <= 0xffffffff`` and ``next64`` otherwise.
 * ``Generator.permutation(n)`` is ``arange(n)`` then ``shuffle``: for i = n-1 down to 1,
   ``j = random_interval(i)`` and swap ``a[i], a[j]``.
+* ``Generator.integers(n)`` (int64, ``n - 1`` the range) is Lemire's method: for a range within
+  32 bits ``next32() * n`` with rejection of the low half below ``(2**32 - n) % n``, otherwise
+  the same over 64 bits with ``next64`` (numpy/random/src/distributions/distributions.c).
+* ``default_rng(seed)`` seeds PCG64 from ``SeedSequence(seed)`` (numpy/random/bit_generator.pyx,
+  after M. O'Neill's seed_seq): the seed's 32-bit words (padded with zeros to the pool size
+  when a spawn key follows) are hashed into a pool of four words, the pool gives four 64-bit
+  words, and PCG64's ``srandom`` takes the first two as the state and the last two as the
+  stream (``inc = stream << 1 | 1``; step, add the state, step). ``SeedSequence(s).spawn(2)``
+  are the sequences with spawn keys ``(0,)`` and ``(1,)``.
 
 numba has no 128-bit integers, so the LCG runs on uint64 halves. numba types a uint64/int64 mix
 as float64, so every constant and operand below is an explicit ``np.uint64``.
@@ -58,6 +67,18 @@ _U58 = np.uint64(58)
 _U63 = np.uint64(63)
 _U64 = np.uint64(64)
 _LOW32 = np.uint64(0xFFFFFFFF)
+_MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+# SeedSequence's hash constants (numpy/random/bit_generator.pyx), as uint64 masked to 32 bits.
+_INIT_A = np.uint64(0x43B0D7E5)
+_MULT_A = np.uint64(0x931E8875)
+_INIT_B = np.uint64(0x8B51F9DD)
+_MULT_B = np.uint64(0x58F38DED)
+_MIX_MULT_L = np.uint64(0xCA01F9DD)
+_MIX_MULT_R = np.uint64(0x4973F715)
+_XSHIFT = np.uint64(16)
+POOL_SIZE = 4
+NO_SPAWN = -1  # seed_row: a SeedSequence of the seed alone
 
 
 # --- Python side: numpy Generator <-> state row ---------------------------------------------------
@@ -124,6 +145,18 @@ def _mulhi64(x: np.uint64, y: np.uint64) -> np.uint64:
 @njit(cache=True)
 def next_uint64(row: np.ndarray) -> np.uint64:
     """``PCG64.next64``: step the LCG, then emit XSL-RR of the new state."""
+    _step(row)
+    new_hi = row[STATE_HI]
+    new_lo = row[STATE_LO]
+    v = new_hi ^ new_lo
+    rot = new_hi >> _U58
+    # (64 - rot) & 63 instead of -rot & 63: unary minus on uint64 is awkward in numba.
+    return (v >> rot) | (v << ((_U64 - rot) & _U63))
+
+
+@njit(cache=True)
+def _step(row: np.ndarray) -> None:
+    """The LCG step: ``state = state * MULT + inc mod 2**128``."""
     s_hi = row[STATE_HI]
     s_lo = row[STATE_LO]
     # state * MULT mod 2**128: the hi*hi term overflows away entirely; uint64 mul wraps.
@@ -136,10 +169,6 @@ def next_uint64(row: np.ndarray) -> np.uint64:
     new_hi = hi + row[INC_HI] + carry
     row[STATE_HI] = new_hi
     row[STATE_LO] = new_lo
-    v = new_hi ^ new_lo
-    rot = new_hi >> _U58
-    # (64 - rot) & 63 instead of -rot & 63: unary minus on uint64 is awkward in numba.
-    return (v >> rot) | (v << ((_U64 - rot) & _U63))
 
 
 @njit(cache=True)
@@ -172,6 +201,115 @@ def random_interval(row: np.ndarray, max_value: int) -> np.uint64:
         value = next_uint64(row) & mask
         if value <= mx:
             return value
+
+
+@njit(cache=True)
+def bounded_integer(row: np.ndarray, n: int) -> int:
+    """``Generator.integers(n)``: uniform in [0, n) by Lemire's method, over 32 bits when
+    ``n - 1`` fits them, else over 64."""
+    rng = np.uint64(n - 1)
+    if rng == _U0:
+        return 0  # numpy draws nothing here
+    if rng == _LOW32:
+        return np.int64(next_uint32(row))
+    if rng < _LOW32:
+        excl = rng + _U1
+        m = np.uint64(next_uint32(row)) * excl
+        leftover = m & _LOW32
+        if leftover < excl:
+            threshold = (_LOW32 - rng) % excl
+            while leftover < threshold:
+                m = np.uint64(next_uint32(row)) * excl
+                leftover = m & _LOW32
+        return np.int64(m >> _U32)
+    excl = rng + _U1
+    x = next_uint64(row)
+    leftover = x * excl
+    if leftover < excl:
+        threshold = (_MAX64 - rng) % excl
+        while leftover < threshold:
+            x = next_uint64(row)
+            leftover = x * excl
+    return np.int64(_mulhi64(x, excl))
+
+
+@njit(cache=True)
+def _hashmix(value: np.uint64, hash_const: np.ndarray) -> np.uint64:
+    value = (value ^ hash_const[0]) & _LOW32
+    hash_const[0] = (hash_const[0] * _MULT_A) & _LOW32
+    value = (value * hash_const[0]) & _LOW32
+    return value ^ (value >> _XSHIFT)
+
+
+@njit(cache=True)
+def _mix(x: np.uint64, y: np.uint64) -> np.uint64:
+    result = (_MIX_MULT_L * x - _MIX_MULT_R * y) & _LOW32
+    return result ^ (result >> _XSHIFT)
+
+
+@njit(cache=True)
+def seed_row(seed: int, spawn: int, row: np.ndarray) -> None:
+    """``row`` := the state of ``default_rng(SeedSequence(seed, spawn_key=(spawn,)))``
+    (``spawn`` ``NO_SPAWN``: ``default_rng(seed)``), for a seed in [0, 2**64)."""
+    entropy = np.zeros(POOL_SIZE + 1, np.uint64)  # the seed's words, then the spawn key
+    value = np.uint64(seed)
+    entropy[0] = value & _LOW32
+    n = 2 if value >> _U32 else 1
+    entropy[1] = value >> _U32
+    if spawn != NO_SPAWN:
+        entropy[POOL_SIZE] = np.uint64(spawn)
+        n = POOL_SIZE + 1
+    pool = np.zeros(POOL_SIZE, np.uint64)  # SeedSequence.mix_entropy
+    hash_const = np.full(1, _INIT_A, np.uint64)
+    for i in range(POOL_SIZE):
+        pool[i] = _hashmix(entropy[i] if i < n else _U0, hash_const)
+    for i_src in range(POOL_SIZE):
+        for i_dst in range(POOL_SIZE):
+            if i_src != i_dst:
+                pool[i_dst] = _mix(pool[i_dst], _hashmix(pool[i_src], hash_const))
+    for i_src in range(POOL_SIZE, n):
+        for i_dst in range(POOL_SIZE):
+            pool[i_dst] = _mix(pool[i_dst], _hashmix(entropy[i_src], hash_const))
+    words = np.zeros(4, np.uint64)  # SeedSequence.generate_state(4, np.uint64)
+    hash_b = _INIT_B
+    for i in range(8):
+        value = pool[i % POOL_SIZE] ^ hash_b
+        hash_b = (hash_b * _MULT_B) & _LOW32
+        value = (value * hash_b) & _LOW32
+        value ^= value >> _XSHIFT
+        words[i // 2] |= value << np.uint64(32 * (i % 2))
+    row[INC_HI] = (words[2] << _U1) | (words[3] >> _U63)  # PCG64's srandom
+    row[INC_LO] = (words[3] << _U1) | _U1
+    row[STATE_HI] = _U0
+    row[STATE_LO] = _U0
+    _step(row)
+    low = row[STATE_LO] + words[1]
+    row[STATE_HI] = row[STATE_HI] + words[0] + (_U1 if low < words[1] else _U0)
+    row[STATE_LO] = low
+    _step(row)
+    row[HAS_UINT32] = _U0
+    row[UINTEGER] = _U0
+
+
+@njit(cache=True)
+def game_rows(seed: int, rows: np.ndarray) -> None:
+    """``crates_env.game.game_streams(seed)`` for an int seed: ``SeedSequence(seed).spawn(2)``
+    as the deal and reshuffle rows."""
+    seed_row(seed, 0, rows[0])
+    seed_row(seed, 1, rows[1])
+
+
+@njit(cache=True)
+def env_game_rows(env_seed: int, rows: np.ndarray) -> None:
+    """The streams of the game ``raw_env.reset(seed=env_seed)`` deals: ``game_streams`` of
+    ``crates_env.settings.next_game_rng(default_rng(env_seed))``, a generator, whose two
+    draws of ``integers(2**63)`` seed the deal and reshuffle streams."""
+    stream = np.zeros(STATE_WIDTH, np.uint64)
+    seed_row(env_seed, NO_SPAWN, stream)
+    seed_row(bounded_integer(stream, 2**63), NO_SPAWN, stream)
+    deal = bounded_integer(stream, 2**63)
+    seed_row(deal, NO_SPAWN, rows[0])
+    seed_row(bounded_integer(stream, 2**63), NO_SPAWN, rows[1])
 
 
 @njit(cache=True)
@@ -210,8 +348,13 @@ def _numpy_permutation(gen: np.random.Generator, n: int) -> np.ndarray:
 def check_numpy(permutation=_numpy_permutation) -> None:
     """Raise :class:`NumpyMismatch` unless the rows draw what numpy's own ``Generator`` draws:
     a run of permutations (every draw ``random_interval`` makes, the buffered 32-bit half
-    included) from a few seeds, and the generator's whole state after them. ``permutation``
-    is numpy's draw (a parameter for the tests)."""
+    included) and of bounded integers from a few seeds, and the generator's whole state after
+    them; and unless a seed gives the rows numpy's seeding gives (``default_rng``, the engine's
+    ``game_streams`` and the env's ``next_game_rng``). ``permutation`` is numpy's draw (a
+    parameter for the tests)."""
+    from ..game import game_streams
+    from ..settings import next_game_rng
+
     for seed in SELF_TEST_SEEDS:
         gen = np.random.Generator(np.random.PCG64(seed))
         row = export_state(gen)
@@ -220,8 +363,23 @@ def check_numpy(permutation=_numpy_permutation) -> None:
             permutation_into(row, out)
             if not np.array_equal(out, permutation(gen, n)):
                 _refuse(f"permutation({n}) from seed {seed}")
+            if bounded_integer(row, n) != gen.integers(n):
+                _refuse(f"integers({n}) from seed {seed}")
         if not np.array_equal(row, export_state(gen)):
             _refuse(f"the generator's state after the draws from seed {seed}")
+        rows = np.zeros((3, 2, STATE_WIDTH), dtype=np.uint64)
+        seed_row(seed, NO_SPAWN, rows[0, 0])
+        game_rows(seed, rows[1])
+        env_game_rows(seed, rows[2])
+        seeded = (
+            [np.random.default_rng(seed)],
+            game_streams(seed),
+            game_streams(next_game_rng(np.random.default_rng(seed))),
+        )
+        for got, generators in zip(rows, seeded, strict=True):
+            for row, generator in zip(got, generators, strict=False):
+                if not np.array_equal(row, export_state(generator)):
+                    _refuse(f"the streams seeded by {seed}")
 
 
 def _refuse(what: str) -> None:
