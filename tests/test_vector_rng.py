@@ -9,18 +9,27 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from crates_env.game import game_streams
+from crates_env.settings import next_game_rng
 from crates_env.vector.rng import (
     HAS_UINT32,
+    NO_SPAWN,
     STATE_WIDTH,
     UINTEGER,
+    bounded_integer,
+    env_game_rows,
     export_state,
+    game_rows,
     import_state,
     new_states,
     next_uint32,
     next_uint64,
     permutation_into,
     random_interval,
+    seed_row,
     shuffle_in_place,
     write_state,
 )
@@ -141,6 +150,37 @@ def test_random_interval_both_branches(max_value):
             got = int(random_interval(row, np.uint64(max_value)))
             assert got == reference_interval(gen, max_value)
             assert 0 <= got <= max_value
+            assert same_state(row, gen)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.one_of(st.integers(0, 2**32 + 9), st.integers(0, 2**63 - 1)))
+def test_seeds_give_the_rows_numpy_seeds(seed):
+    """default_rng(seed), the engine's two streams (SeedSequence(seed).spawn(2)) and the
+    env's (next_game_rng): SeedSequence's hashing and PCG64's seeding, reproduced."""
+    row = np.zeros(STATE_WIDTH, dtype=np.uint64)
+    seed_row(seed, NO_SPAWN, row)
+    assert same_state(row, np.random.default_rng(seed))
+    rows = np.zeros((2, STATE_WIDTH), dtype=np.uint64)
+    for fill, streams in (
+        (game_rows, game_streams(seed)),
+        (env_game_rows, game_streams(next_game_rng(np.random.default_rng(seed)))),
+    ):
+        fill(seed, rows)
+        assert all(same_state(r, g) for r, g in zip(rows, streams, strict=True))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 12, 2**31 + 1, 2**32 - 1, 2**32, 2**32 + 1, 2**62])
+def test_bounded_integers_are_numpys_integers(n):
+    """Generator.integers(n): Lemire's method over 32 bits (the buffered half served first) or
+    over 64."""
+    for seed in range(10):
+        gen = spawned(seed)[1]
+        if seed % 2:
+            gen.random(dtype=np.float32)  # a pending half
+        row = export_state(gen)
+        for _ in range(30):
+            assert bounded_integer(row, n) == gen.integers(n)
             assert same_state(row, gen)
 
 
