@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from agents import make_agent
+from train.cli import main
 from train.config import load_config
 from train.ppo import LATEST, STATE, make_vec_env, train
 from train.selfplay import GameBatch, LearnerSpec, OpponentPool, PoolSpec, VectorBatch, make_batch
@@ -135,6 +136,8 @@ def test_learner_rewards_add_up_to_its_sides_game_points(engine):
             },
             {"greedy": 1.0},
         ),
+        ({"preset": "crazy_eights", "num_players": 3}, {"heuristic": 1.0}),
+        ({"preset": "zimbabwe", "num_players": 3, "reward_mode": "win"}, {"greedy": 1.0}),
     ],
 )
 def test_compiled_self_play_plays_the_reference_batchs_games(kwargs, scripted):
@@ -163,6 +166,16 @@ def test_compiled_self_play_plays_the_reference_batchs_games(kwargs, scripted):
                 assert info == vinfo
                 games += 1
     assert games >= 2
+
+
+@pytest.mark.parametrize("preset", ["crazy_eights", "zimbabwe"])
+def test_crates_train_plays_the_crazy_eights_family_on_the_compiled_engine(tmp_path, preset):
+    """``crates train --set preset=...`` trains on VectorGame (``engine=vector`` insists on it)
+    and evaluates the network it saves."""
+    overrides = [*TINY, "rules={}", f"preset={preset}", "engine=vector", f"runs_dir={tmp_path}"]
+    overrides += ["eval.final_deals=1", "eval.baselines=[random]"]
+    assert main(["train", *(arg for o in overrides for arg in ("--set", o))]) == 0
+    assert (tmp_path / "default" / LATEST).is_file()
 
 
 def test_snapshot_opponents_decide_in_batches(monkeypatch):

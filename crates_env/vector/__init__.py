@@ -1,4 +1,4 @@
-"""The compiled, batched twin of the Crates-family engine (numba): ``VectorGame``."""
+"""The compiled, batched twin of the rules engine (numba): ``VectorGame``, every rule system."""
 
 from .games import VectorGame
 

@@ -52,14 +52,16 @@ _REFERENCE = "play it on the reference engine (crates_env.crates_v0.raw_env or c
 class VectorGame:
     """``num_games`` games of one table, advanced together.
 
-    ``VectorGame(1024, preset="crates", num_players=4, reward_timing="event")`` takes the
+    ``VectorGame(1024, preset="zimbabwe", num_players=4, reward_timing="event")`` takes the
     keyword arguments of ``crates_v0.raw_env`` (ruleset options, ``reward_mode``,
-    ``reward_scale``, ``reward_timing``, ``one_card``); a table or option it does not play is a
-    ``ValueError`` naming it. ``autoreset=True`` deals a finished game's slot a new game at once,
-    its seed drawn from the slot's seed stream.
+    ``reward_scale``, ``reward_timing``, ``one_card``): every preset, its options and
+    ``misplay_mode="penalize"``; a table it does not play (``check_supported``) or a bad option
+    is a ``ValueError`` naming it. ``autoreset=True`` deals a finished game's slot a new game at
+    once, its seed drawn from the slot's seed stream.
 
     After ``reset(seeds)``: ``to_play`` (the seat deciding in each game), ``legal_mask()``,
-    ``observe()`` (the observation of that seat), ``step(actions) -> (rewards, game_over)``.
+    ``observe()`` (the observation of that seat), ``step(actions) -> (rewards, game_over)``;
+    with ``penalize``, ``acceptable_mask()`` adds the misplays ``step`` accepts.
     ``from_game`` loads a reference position into a slot; ``copy_games`` copies games between
     slots (a search branches many continuations of one position this way).
     """
@@ -715,4 +717,4 @@ def _eights_cards(R: np.ndarray, rules: Ruleset) -> None:
     R["eight_must_change_suit"] = rules.eight_must_change_suit
 
 
-__all__ = ["VectorGame", "check_supported", "rules_record"]
+__all__ = ["VectorGame", "check_supported", "game_record", "rules_record"]

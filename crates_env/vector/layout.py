@@ -11,7 +11,7 @@ for field, with two changes that make them fixed-size arrays:
 - ``None`` is -1, flags in arrays are uint8 (numba has no nested bool arrays), and every
   per-seat or per-team array has room for ``MAX_SEATS``.
 
-One record dtype serves every supported table, so numba compiles the kernels once. A batch of
+One record dtype serves every rule system, so numba compiles the kernels once. A batch of
 games is a numpy array of records: copying a record copies a game (``VectorGame.copy_games``).
 """
 
