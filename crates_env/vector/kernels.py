@@ -54,8 +54,7 @@ def observe_into(G, R, seat, at, scale, v):
     n = R.n
     decision = G.decision
     if decision != STARTER_SUIT_:  # the dealer names it before looking (P4)
-        for k in range(NUM_KINDS):
-            v[at[HAND] + k] = G.counts[seat, k]
+        _copy_kinds(G.counts[seat], _part(v, at, HAND, NUM_KINDS))
         v[at[RISK]] = _clip(score_hand_counts(R, G.counts[seat]) / scale[RISK])
     if G.n_discard:
         v[at[TOP] + G.discard[G.n_discard - 1]] = 1
@@ -81,12 +80,12 @@ def observe_into(G, R, seat, at, scale, v):
         v[at[PARTNER] + 2] = 1  # partners sit opposite
     dummy = R.dummy_seat
     if dummy >= 0 and dummy != seat:
-        for k in range(NUM_KINDS):
-            v[at[DUMMY] + k] = G.counts[dummy, k]
+        _copy_kinds(G.counts[dummy], _part(v, at, DUMMY, NUM_KINDS))
     v[at[STOCK]] = G.n_stock / scale[STOCK]
     v[at[DISCARD]] = G.n_discard / scale[DISCARD]
+    played = _part(v, at, PLAYED, NUM_KINDS)
     for k in range(NUM_KINDS):
-        v[at[PLAYED] + k] = min(G.played[k], CLIP)
+        played[k] = min(G.played[k], CLIP)
     for i in range(n):
         s = (seat + i) % n
         team = team_of(R, s)
@@ -101,6 +100,20 @@ def observe_into(G, R, seat, at, scale, v):
         v[at[STARS] + i] = _clip(G.stars[s] / scale[STARS])
     v[at[PROGRESS]] = progress(G, R)
     v[at[DEAL_SIZE]] = G.deal_size / scale[DEAL_SIZE]
+
+
+@njit(cache=True, inline="always")
+def _part(v, at, which, length):
+    """The first ``length`` entries of observation slice ``which``, as a view: a loop writing
+    through it indexes from 0, so it needs no check for negative indices at every card."""
+    return v[at[which] : at[which] + length]
+
+
+@njit(cache=True, inline="always")
+def _copy_kinds(counts, into):
+    """A hand's copies per kind into its slice."""
+    for k in range(NUM_KINDS):
+        into[k] = counts[k]
 
 
 @njit(cache=True)
