@@ -145,11 +145,11 @@ class VectorGame:
         seeds = _seeds(env_seeds, len(slots), "start_as_env needs one seed per slot")
         self._deal(slots, seeds, as_env=True)
 
-    def _deal(self, slots: np.ndarray, seeds: list[int], as_env: bool) -> None:
+    def _deal(self, slots: np.ndarray, seeds: list[int] | np.ndarray, as_env: bool) -> None:
         """``Game.__init__`` for each slot: its two streams from its seed (``game_streams``,
         of ``next_game_rng`` as the env does: ``crates_env.vector.rng``), the first dealer,
         then the first deal."""
-        seeds = np.array(seeds, dtype=np.int64)
+        seeds = np.asarray(seeds, dtype=np.int64)
         rows = np.zeros((len(slots), 2, STATE_WIDTH), dtype=np.uint64)
         kernels.seed_games(seeds, as_env, rows)
         self.states[slots] = self._fresh
@@ -266,7 +266,7 @@ class VectorGame:
         self.game_over |= over
         rewards = self.rewards.copy()
         if self.autoreset and ended.any():
-            self.restart(np.flatnonzero(ended))
+            self._restart(np.flatnonzero(ended))
         return rewards, ended
 
     def _refusal(self, game: int, action: int) -> str:
@@ -279,13 +279,16 @@ class VectorGame:
     def restart(self, slots: np.ndarray | Sequence[int]) -> None:
         """New games in ``slots``, their seeds drawn from each slot's seed stream (``seeds``
         then holds them)."""
-        slots = self._slots("slots", slots)
+        self._restart(self._slots("slots", slots))
+
+    def _restart(self, slots: np.ndarray) -> None:
+        """``restart`` of slots already checked (int64, each once): autoreset's path."""
         for slot in slots[~self._streaming[slots]]:  # a slot neither reset nor loaded
             self._seed_streams[slot] = export_state(np.random.default_rng([slot, 2]))
             self._streaming[slot] = True
         seeds = np.zeros(len(slots), dtype=np.int64)
         kernels.next_seeds(self._seed_streams, slots, seeds)
-        self.start(slots, seeds)
+        self._deal(slots, seeds, as_env=False)
 
     def random_actions(
         self, rng: np.random.Generator, mask: np.ndarray | None = None
