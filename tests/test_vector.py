@@ -159,8 +159,12 @@ def _live(states: np.ndarray, name: str) -> np.ndarray:
     return values
 
 
-def test_autoreset_deals_the_next_seed_of_the_slot():
-    vg = VectorGame(3, "crates", 2, deal_schedule=[1])
+@pytest.mark.parametrize(
+    ("preset", "options"),
+    [("crates", {"deal_schedule": [1]}), ("crazy_eights", {}), ("zimbabwe", {})],
+)
+def test_autoreset_deals_the_next_seed_of_the_slot(preset, options):
+    vg = VectorGame(3, preset, 2, **options)
     vg.reset(5)
     rng = np.random.default_rng(0)
     first = vg.seeds.copy()
@@ -171,8 +175,8 @@ def test_autoreset_deals_the_next_seed_of_the_slot():
     assert (vg.seeds != first).all()
     assert not vg.game_over.any()
     for i, seed in enumerate(vg.seeds.tolist()):
-        fresh = VectorGame(1, "crates", 2, deal_schedule=[1])
-        fresh.from_game(new_game("crates", 2, seed=seed, deal_schedule=[1]), 0)
+        fresh = VectorGame(1, preset, 2, **options)
+        fresh.from_game(new_game(preset, 2, seed=seed, **options), 0)
         if vg.states["decisions"][i] == 0:  # not yet played on
             for name in STATE.names:
                 assert np.array_equal(_live(vg.states[i : i + 1], name), _live(fresh.states, name))
