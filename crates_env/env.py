@@ -18,10 +18,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import register_gymnasium
-from .actions import ANNOUNCE, NUM_ACTIONS, action_name, parse_action
+from .actions import NUM_ACTIONS, action_name, parse_action
 from .cards import SUIT_SYMBOLS, SUITS, card_code, pretty
 from .game import Game, HandResult, new_game
 from .observation import Observer
+from .payouts import Payouts, legal_mask
 from .render.table import DECISION_WORDS, EventCursor, table_snapshot
 from .rules import Ruleset, int_value, make_ruleset
 from .settings import EnvSettings, finite_number, next_game_rng, one_of
@@ -31,14 +32,6 @@ RENDER_MODES = ("ansi", "human", "rgb_array")
 ILLEGAL_MODES = ("raise", "terminate")
 
 register_gymnasium()  # gymnasium is loaded now: gymnasium.make("Crates-v0") works
-
-
-def legal_mask(g: Game) -> np.ndarray:
-    """The int8 action mask of the seat to play in ``g`` (``observe`` gives it to that agent)."""
-    mask = bytearray(NUM_ACTIONS)  # filled in Python and wrapped: faster than numpy indexing
-    for action in g.legal_actions():
-        mask[action] = 1
-    return np.frombuffer(mask, dtype=np.int8)
 
 
 def legal_actions(action_mask: np.ndarray) -> np.ndarray:
@@ -141,8 +134,6 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         self.settings = EnvSettings(reward_mode, reward_scale, reward_timing, one_card)
         self.reward_mode, self.reward_scale = self.settings.reward_mode, self.settings.reward_scale
         self.rules: Ruleset = make_ruleset(preset, num_players, **options)
-        self.pressures_at_once = self.settings.pressures_at_once
-        self.auto_announce = self.settings.auto_announce
         self.observer = Observer(self.rules)
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -209,6 +200,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
             stream.bit_generator.state = before
             raise
         self._seed_rng, self.game = stream, game
+        self._payouts = Payouts(game, self.settings)
         self._events = EventCursor(game, from_start=True) if self._draws() else None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -217,10 +209,8 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         self.truncations = dict.fromkeys(self.agents, False)
         self.hand_summaries = []
         self.infos = self._step_infos([])
-        self._paid = [0] * self.rules.num_teams  # pressure points of this hand already rewarded
         self.agent_selection = self.possible_agents[0]  # kept if the deal already ends the game
-        self._auto_announce()
-        self._after_move(0)
+        self._after_move(self._payouts.start())
         self._note_events()
         if self.render_mode == "human":
             self.render()
@@ -232,18 +222,14 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        g = self.game
-        hands_before = g.hand_index
         try:  # first: a refused action changes nothing, pending rewards included
-            g.apply(action)
+            paid = self._payouts.apply(action)
         except ValueError as exc:  # name the agent too; the engine names the action and the legal
             raise ValueError(f"{agent}: {exc}") from None
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         self.infos = self._step_infos([])
-        if self.auto_announce:
-            self._auto_announce()
-        self._after_move(hands_before)
+        self._after_move(paid)
         self._note_events()
         if self.render_mode == "human":
             self.render()
@@ -252,34 +238,18 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         """Every agent's info for a step on which ``hands`` ended (``step_info``)."""
         return {a: step_info(hands, self.rules.num_players) for a in self.agents}
 
-    def _auto_announce(self) -> None:
-        """one_card="auto": announce whenever the call is offered."""
+    def _after_move(self, paid: list[float]) -> None:
+        """Hand out what the move paid each seat (``Payouts``), record the hands it finished,
+        and pick the agent."""
         g = self.game
-        while self.auto_announce and g.decision is not None and ANNOUNCE in g.legal_actions():
-            g.apply(ANNOUNCE)
-
-    def _after_move(self, hands_before: int) -> None:
-        """Hand out the rewards of every hand finished since hand ``hands_before`` was being
-        played; pick the agent."""
-        g = self.game
-        done = g.hand_index - hands_before
-        finished = g.results[-done:] if done else []
-        for result in finished:
-            self._reward_unpaid(result.team_points)
-            self._paid = [0] * len(self._paid)
-        over = g.game_over
-        if self.pressures_at_once and not over:
-            charged = g.pressure_points  # the hand in play: its pressures so far
-            self._reward_unpaid(charged)
-            self._paid = charged
+        for agent, reward in zip(self.possible_agents, paid, strict=True):
+            self.rewards[agent] += reward
+        finished = self._payouts.finished
         if finished:
             summaries = [hand_summary(r, self.rules) for r in finished]
             self.hand_summaries.extend(summaries)
             self.infos = self._step_infos(summaries)
-        if over:
-            if self.reward_mode == "win" and not g.truncated:
-                for agent, reward in self._final_rewards().items():
-                    self.rewards[agent] += reward
+        if g.game_over:
             done = dict.fromkeys(self.agents, True)
             if g.truncated:
                 self.truncations = done
@@ -288,30 +258,6 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         else:
             self.agent_selection = self.possible_agents[g.to_play]
         self._accumulate_rewards()
-
-    def _reward_unpaid(self, hand_points: list[int]) -> None:
-        """Add every agent's reward for ``hand_points`` (per team, this hand's so far), less the
-        pressure points already paid for the hand."""
-        points = [p - paid for p, paid in zip(hand_points, self._paid, strict=True)]
-        if self.reward_mode == "win" or not any(points):
-            return
-        r = self.rules
-        for agent in self.agents:
-            value = side_reward(points, r.team_of(self.agent_seat[agent]), self.reward_mode, r)
-            self.rewards[agent] += value * self.reward_scale
-
-    def _final_rewards(self) -> dict[str, float]:
-        """+1 for the best final standing down to -1 for the worst; ties share their ranks."""
-        standing = final_standing(self.game)
-        teams = len(standing)
-        rewards = {}
-        for agent in self.agents:
-            mine = standing[self.rules.team_of(self.agent_seat[agent])]
-            better = sum(s > mine for s in standing)
-            tied = sum(s == mine for s in standing)
-            rank = better + (tied - 1) / 2  # 0 = best
-            rewards[agent] = (1 - 2 * rank / (teams - 1)) * self.reward_scale
-        return rewards
 
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -341,7 +287,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         """Per team, the pressure points of the hand in play already paid as rewards
         (``reward_timing="event"``): what ``VectorGame.from_game`` needs to play on from this
         position."""
-        return list(self._paid)
+        return list(self._payouts.paid)
 
     def observation_layout(self) -> dict[str, tuple[int, int]]:
         """Name -> (start, stop) of each slice of ``observe(agent)["observation"]``."""
@@ -462,26 +408,6 @@ def play_seats(
             played.rewards[name] += env.rewards[name]
     played.hands = env.hand_summaries[already:]
     return played
-
-
-def side_reward(points: Sequence[float], team: int, reward_mode: str, rules: Ruleset) -> float:
-    """What per-team ``points`` are worth to side ``team`` (unscaled), by ``reward_mode``:
-    "points", its own as the preset counts them (a cost, or won where the winner collects:
-    ``Ruleset.point_sign``); "relative", its margin over the others' mean
-    (``Ruleset.margin``)."""
-    if reward_mode == "relative":
-        return float(rules.margin(points, team))
-    return float(rules.point_sign * points[team])
-
-
-def final_standing(g: Game) -> list[float]:
-    """Per side, larger is better: the score as the preset ranks it (``Ruleset.standing``), or
-    in an elimination game the hand in which the side was knocked out (the winner never is)."""
-    r = g.rules
-    if r.game_end == "last_player":
-        out = {s: i for i, res in enumerate(g.results) for s in res.eliminated}
-        return [float(out.get(s, len(g.results) + 1)) for s in range(g.n)]
-    return r.standing(g.scores)
 
 
 def hand_summary(result: HandResult, rules: Ruleset) -> dict[str, Any]:

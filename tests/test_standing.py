@@ -12,7 +12,8 @@ import pytest
 
 from agents import SearchAgent, Table, decide, make_agent
 from crates_env.cards import card_code, parse_card
-from crates_env.env import final_standing, play_seats, raw_env, side_reward
+from crates_env.env import play_seats, raw_env
+from crates_env.payouts import final_standing, side_reward
 from crates_env.rules import PRESETS, make_ruleset
 from crates_env.scoring import score_kinds
 from train.evaluation import EvalConfig, GameRecord, SeatRecord, format_report, summarize

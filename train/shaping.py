@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents import HeuristicAgent, Table
-from crates_env.env import legal_mask, raw_env, side_reward
+from crates_env.env import raw_env
+from crates_env.payouts import legal_mask, side_reward
 from crates_env.rules import Ruleset
 from crates_env.scoring import pressure_value
 from crates_env.view import PublicView

@@ -21,8 +21,9 @@ import numpy as np
 
 from agents import Table, decide, make_agent
 from crates_env.actions import DRAW
-from crates_env.env import final_standing, play_seats, raw_env
+from crates_env.env import play_seats, raw_env
 from crates_env.game import Game
+from crates_env.payouts import final_standing
 from train.workers import serve_parent
 
 
