@@ -76,6 +76,31 @@ class HandResult:
     seat_pressures: list[int] = field(default_factory=list)  # per seat: pressures charged to it
 
 
+class HandScore(NamedTuple):
+    """What a finished hand scored: the part of its ``HandResult`` both engines keep, read by
+    the batch interface's ``hand_log`` (evaluation records, the vector env's infos)."""
+
+    hand_index: int
+    deal_size: int
+    ended_by: str  # one of HAND_ENDINGS
+    went_out: int | None
+    team_points: tuple[int, ...]  # per team
+    pressure_points: tuple[int, ...]  # per team
+    seat_pressures: tuple[int, ...]  # per seat
+
+    @classmethod
+    def of(cls, result: HandResult) -> HandScore:
+        return cls(
+            result.hand_index,
+            result.deal_size,
+            result.ended_by,
+            result.went_out,
+            tuple(result.team_points),
+            tuple(result.pressure_points),
+            tuple(result.seat_pressures),
+        )
+
+
 class StateValue:
     """Plain data with an independent ``copy()``: lists and sets are copied, nested state values
     copied in turn; everything else (ints, tuples, events, finished results) is immutable."""

@@ -1,11 +1,13 @@
 """The layers import one way, and no two modules import each other, lazy imports included.
 
-The arrows: the engine (``crates_env``: rules, games, observations, the environment's settings)
-<- its compiled twin (``crates_env.vector``) and the environment (``crates_env.env``, the
-Gymnasium wrapper, ``crates_v0``, and its pictures of the table, ``crates_env.render``) <- agents
-<- training <- the command line. Evaluation needs
-nothing of training but its worker processes and the rule checks of the config; the twin's
-differential check (``crates_env.vector.equivalence``) reads the twin and the environment.
+The arrows: the engine (``crates_env``: rules, games, observations, the environment's settings
+and payouts, the batch interface) <- its compiled twin (``crates_env.vector``) and the
+environment (``crates_env.env``, the Gymnasium wrapper, ``crates_v0``, and its pictures of the
+table, ``crates_env.render``) <- agents <- training <- the command line. A batch of games on
+either engine (``crates_env.batch``) reads the engine and the twin; the Gymnasium vector env
+(``crates_env.vector_env``) reads the batch and the environment. Evaluation needs nothing of
+training but its worker processes and the rule checks of the config; the twin's differential
+check (``crates_env.vector.equivalence``) reads the twin and the environment.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ OURS = ("crates_env", "agents", "train")
 ENVIRONMENT = ("crates_env.env", "crates_env.wrappers", "crates_env.crates_v0")
 RENDER = "crates_env.render"  # the environment's pictures (and the replay pages)
 TWIN_CHECK = "crates_env.vector.equivalence"
+BATCH = "crates_env.batch"
+VECTOR_ENV = "crates_env.vector_env"
 
 
 def _module(path: Path) -> str:
@@ -37,15 +41,16 @@ MODULES = {
 
 
 def _group(module: str) -> str:
-    """The layer a module belongs to: engine, twin, environment, twin check, agents,
-    train.evaluation, train.cli, or train (the training modules)."""
+    """The layer a module belongs to: engine, twin, batch, environment, vector env, twin
+    check, agents, train.evaluation, train.cli, or train (the training modules)."""
     parts = module.split(".")
-    if module == TWIN_CHECK:
-        return "twin check"
+    named = {TWIN_CHECK: "twin check", BATCH: "batch", VECTOR_ENV: "vector env"}
+    if module in named:
+        return named[module]
     if module in ENVIRONMENT or module == RENDER or module.startswith(RENDER + "."):
         return "environment"
     if parts[0] == "crates_env":
-        return "twin" if module.startswith("crates_env.vector") else "engine"
+        return "twin" if parts[:2] == ["crates_env", "vector"] else "engine"
     if parts[0] == "train" and len(parts) > 1 and parts[1] in ("evaluation", "cli"):
         return ".".join(parts[:2])
     return parts[0]
@@ -113,11 +118,13 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-ENGINE_SIDE = {"engine", "twin", "environment", "twin check"}
+ENGINE_SIDE = {"engine", "twin", "batch", "environment", "vector env", "twin check"}
 ALLOWED = {
     "engine": {"engine"},
     "twin": {"engine", "twin"},
+    "batch": {"engine", "twin"},
     "environment": {"engine", "environment"},
+    "vector env": {"engine", "batch", "environment"},
     "twin check": {"engine", "twin", "environment"},
     "agents": {*ENGINE_SIDE, "agents"},
     "train": {*ENGINE_SIDE, "agents", "train", "train.evaluation"},
@@ -164,6 +171,8 @@ def test_the_layer_check_sees_a_wrong_import_and_a_cycle():
     assert not _allowed("engine", "crates_env.render.raster")
     assert not _allowed("twin", "crates_env.render")
     assert _allowed("environment", "crates_env.render.table")
+    assert not _allowed("twin", BATCH) and not _allowed("environment", VECTOR_ENV)
+    assert _group(VECTOR_ENV) == "vector env" and _group("crates_env.vector.games") == "twin"
     assert _allowed("twin check", "crates_env.env")
     assert not _allowed("train.evaluation", "train.ppo")
     assert _allowed("train.evaluation", "train.workers")
@@ -197,7 +206,7 @@ def _loaded_by(statement: str, libraries: tuple[str, ...]) -> list[str]:
     return sorted({m.split(".")[0] for m in json.loads(out)} & set(libraries))
 
 
-@pytest.mark.parametrize("package", ["crates_env", "crates_env.vector"])
+@pytest.mark.parametrize("package", ["crates_env", "crates_env.vector", "crates_env.batch"])
 def test_the_engine_and_its_twin_load_no_rl_library(package):
     libraries = ("gymnasium", "pettingzoo", "torch", "matplotlib")
     assert _loaded_by(f"import {package}", libraries) == []

@@ -778,6 +778,18 @@ def deal_goes_right(G, R):
 
 
 @njit(cache=True)
+def log_hand(G, points):
+    """Keep the finished hand's score (``crates_env.state.HandScore``) in the hand log."""
+    h = G.hand_index % G.log_deal_size.shape[0]
+    G.log_deal_size[h] = G.deal_size
+    G.log_ended_by[h] = G.ended_by
+    G.log_went_out[h] = G.out_order[0] if G.n_out else G.went_out
+    G.log_points[h] = points
+    G.log_pressure_points[h] = G.pressure_points
+    G.log_seat_pressures[h] = G.seat_pressures
+
+
+@njit(cache=True)
 def next_dealer(G, R):
     """``Game._next_dealer``: the deal passes left (right after a counter-clockwise craits
     finish), skipping seats that never deal (Figgy) and players knocked out."""
@@ -799,8 +811,8 @@ def stop_truncated(G):
 # ---------------------------------------------------------------------------- the environment
 @njit(cache=True)
 def reward_unpaid(G, R, hand_points, rewards):
-    """``raw_env._reward_unpaid``: every seat's reward for ``hand_points`` (per team, this
-    hand's so far) less the pressure points already paid."""
+    """``crates_env.payouts.Payouts._pay_unpaid``: every seat's reward for ``hand_points``
+    (per team, this hand's so far) less the pressure points already paid."""
     if R.reward_mode == WIN:
         return
     teams = R.teams
@@ -834,7 +846,8 @@ def final_standing(G, R, team):
 
 @njit(cache=True)
 def final_rewards(G, R, rewards):
-    """``raw_env._final_rewards``: +1 for the best final standing down to -1 for the worst."""
+    """``crates_env.payouts.final_rewards``: +1 for the best final standing down to -1 for the
+    worst."""
     teams = R.teams
     for s in range(R.n):
         mine = final_standing(G, R, team_of(R, s))

@@ -121,6 +121,7 @@ def finish_hand(G, R, points):
         eights.score_hand(G, R, points)
     else:
         core.score_hand(G, R, points)
+    core.log_hand(G, points)
     G.hands_scored += 1
     G.hand_index += 1
     if game_decided(G, R):

@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS, action_name
+from ..actions import NUM_ACTIONS
+from ..batching import GameBatch, check_out, check_rng
 from ..cards import NUM_KINDS
 from ..crates import play_masks
 from ..eights import eights_masks
-from ..game import Game, best_scores, first_dealer
-from ..observation import Observer
+from ..game import Game, HandResult, best_scores, first_dealer, game_streams
 from ..rules import (
     CardRole,
     DrawRule,
@@ -31,12 +31,12 @@ from ..rules import (
     Ruleset,
     ThreeScoring,
     code,
-    make_ruleset,
 )
 from ..settings import EnvSettings
-from ..state import HAND_ENDINGS
+from ..state import HAND_ENDINGS, HandScore
 from . import kernels
 from .layout import (
+    HAND_LOG,
     MAX_DECK,
     MAX_DRAWS,
     MAX_SCHEDULE,
@@ -49,21 +49,16 @@ from .rng import STATE_WIDTH, export_state, import_state
 _REFERENCE = "play it on the reference engine (crates_env.crates_v0.raw_env or crates_env.Game)"
 
 
-class VectorGame:
-    """``num_games`` games of one table, advanced together.
+class VectorGame(GameBatch):
+    """``num_games`` games of one table, advanced together in compiled calls.
 
     ``VectorGame(1024, preset="zimbabwe", num_players=4, reward_timing="event")`` takes the
     keyword arguments of ``crates_v0.raw_env`` (ruleset options, ``reward_mode``,
     ``reward_scale``, ``reward_timing``, ``one_card``): every preset, its options and
     ``misplay_mode="penalize"``; a table it does not play (``check_supported``) or a bad option
     is a ``ValueError`` naming it. ``autoreset=True`` deals a finished game's slot a new game at
-    once, its seed drawn from the slot's seed stream.
-
-    After ``reset(seeds)``: ``to_play`` (the seat deciding in each game), ``legal_mask()``,
-    ``observe()`` (the observation of that seat), ``step(actions) -> (rewards, game_over)``;
-    with ``penalize``, ``acceptable_mask()`` adds the misplays ``step`` accepts.
-    ``from_game`` loads a reference position into a slot; ``copy_games`` copies games between
-    slots (a search branches many continuations of one position this way).
+    once, its seed drawn from the slot's seed stream. The batch interface: ``GameBatch``; with
+    ``penalize``, ``acceptable_mask()`` adds the misplays ``step`` accepts.
     """
 
     def __init__(
@@ -80,70 +75,36 @@ class VectorGame:
         autoreset: bool = True,
         **options: Any,
     ) -> None:
-        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
-            raise ValueError(f"num_games must be a positive int, not {num_games!r}")
-        if render_mode is not None:
-            raise ValueError(
-                f"VectorGame does not render (render_mode={render_mode!r}); " + _REFERENCE
-            )
-        settings = EnvSettings(reward_mode, reward_scale, reward_timing, one_card)
-        self.rules = make_ruleset(preset, num_players, **options)
+        super().__init__(
+            num_games,
+            preset,
+            num_players,
+            reward_mode=reward_mode,
+            reward_scale=reward_scale,
+            one_card=one_card,
+            reward_timing=reward_timing,
+            render_mode=render_mode,
+            autoreset=autoreset,
+            **options,
+        )
         check_supported(self.rules)
-        self.num_games = num_games
-        self.num_players = self.rules.num_players
-        self.autoreset = bool(autoreset)
-        self.observer = Observer(self.rules)
-        self.R = rules_record(self.rules, settings)
+        self.R = rules_record(self.rules, self.settings)
         names = kernels.OBS_SLICES
         layout, scales = self.observer.layout(), self.observer.scales()
         self._at = np.array([layout[name][0] for name in names], dtype=np.int64)
         self._scale = np.array([scales[name] for name in names], dtype=np.float64)
         self.states = np.zeros(num_games, dtype=STATE)
-        self.rewards = np.zeros((num_games, self.num_players), dtype=np.float64)
-        self.game_over = np.ones(num_games, dtype=bool)
-        self.seeds = np.zeros(num_games, dtype=np.int64)  # the seed of each slot's game
         # each slot's seed stream (rng rows): the seeds of the games autoreset deals it
         self._seed_streams = np.zeros((num_games, STATE_WIDTH), dtype=np.uint64)
         self._streaming = np.zeros(num_games, dtype=bool)
         self._fresh = _fresh_game(self.rules)
         self._to_play = np.zeros(num_games, dtype=np.int32)
-        self._no_seats = np.full(num_games, -1, dtype=np.int64)
-        self._all = np.ones(num_games, dtype=bool)
-
-    # ------------------------------------------------------------------ sizes
-    @property
-    def observation_size(self) -> int:
-        return self.observer.size
 
     # ------------------------------------------------------------------ starting games
-    def reset(self, seeds: Sequence[int] | np.ndarray | int | None = None) -> None:
-        """New games in every slot: game ``i`` is ``Game(preset, num_players, seed=seeds[i],
-        **options)`` deal for deal. ``seeds`` may be one int (slot ``i`` gets ``seed + i``) or
-        None (fresh entropy). Later games of an autoreset slot take their seeds from a stream
-        seeded by the slot's first seed."""
-        b = self.num_games
-        if seeds is None:
-            seeds = np.random.SeedSequence().generate_state(b, np.uint32).astype(np.int64)
-        elif np.ndim(seeds) == 0:
-            base = _seed(seeds)
-            seeds = [base + i for i in range(b)]
-        seeds = _seeds(seeds, b, "reset needs one seed per game")
+    def _seed_slots(self, seeds: list[int]) -> None:
         for slot, seed in enumerate(seeds):
             self._seed_streams[slot] = export_state(np.random.default_rng([seed, 1]))
         self._streaming[:] = True
-        self.start(np.arange(b), seeds)
-
-    def start(self, slots: np.ndarray | Sequence[int], seeds: Sequence[int]) -> None:
-        """New games in ``slots``: slot ``slots[i]`` gets ``Game(..., seed=seeds[i])``."""
-        slots = self._slots("slots", slots)
-        seeds = _seeds(seeds, len(slots), "start needs one seed per slot")
-        self._deal(slots, seeds, as_env=False)
-
-    def start_as_env(self, slots: np.ndarray | Sequence[int], env_seeds: Sequence[int]) -> None:
-        """New games in ``slots``: the games ``raw_env.reset(seed=env_seeds[i])`` deals."""
-        slots = self._slots("slots", slots)
-        seeds = _seeds(env_seeds, len(slots), "start_as_env needs one seed per slot")
-        self._deal(slots, seeds, as_env=True)
 
     def _deal(self, slots: np.ndarray, seeds: list[int] | np.ndarray, as_env: bool) -> None:
         """``Game.__init__`` for each slot: its two streams from its seed (``game_streams``,
@@ -152,6 +113,16 @@ class VectorGame:
         seeds = np.asarray(seeds, dtype=np.int64)
         rows = np.zeros((len(slots), 2, STATE_WIDTH), dtype=np.uint64)
         kernels.seed_games(seeds, as_env, rows)
+        self._deal_rows(slots, seeds, rows)
+
+    def _deal_games(self, slots: np.ndarray, games: list[np.random.Generator]) -> None:
+        rows = np.zeros((len(slots), 2, STATE_WIDTH), dtype=np.uint64)
+        for row, game in zip(rows, games, strict=True):
+            row[:] = [export_state(stream) for stream in game_streams(game)]
+        self._deal_rows(slots, np.full(len(slots), -1, dtype=np.int64), rows)
+
+    def _deal_rows(self, slots: np.ndarray, seeds: np.ndarray, rows: np.ndarray) -> None:
+        """New games in ``slots`` from their streams (``rows``: deal and reshuffle streams)."""
         self.states[slots] = self._fresh
         self.states["dealer"][slots] = self._first_dealers(rows)
         self.states["rng"][slots] = rows
@@ -178,16 +149,7 @@ class VectorGame:
         """Load a reference game into ``slot``: it plays on exactly as ``game`` does (same
         reshuffles and later deals). ``paid``: pressure points of the hand in play already
         rewarded (``raw_env``'s, with ``reward_timing="event"``)."""
-        if not isinstance(game, Game) or game.rules != self.rules:
-            raise ValueError("from_game takes a crates_env.Game of this VectorGame's ruleset")
-        self._check_slot(slot)
-        teams = self.rules.num_teams
-        if (
-            not isinstance(paid, Sequence | np.ndarray)
-            or len(paid) > teams
-            or any(isinstance(p, bool) or not isinstance(p, int | np.integer) for p in paid)
-        ):
-            raise ValueError(f"paid must be at most {teams} ints (one per side), not {paid!r}")
+        paid = self._loadable(game, slot, paid)
         rec = game_record(game)
         rec["paid"][: len(paid)] = paid
         self.states[slot] = rec
@@ -220,7 +182,7 @@ class VectorGame:
     def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
         """int8 ``[B, 63]``: the AEC action mask of the seat to play in each game."""
         shape = (self.num_games, NUM_ACTIONS)
-        out = np.empty(shape, dtype=np.int8) if out is None else _out(out, shape, np.int8)
+        out = np.empty(shape, dtype=np.int8) if out is None else check_out(out, shape, np.int8)
         kernels.legal_masks(self.states, self.R, out)
         return out
 
@@ -229,7 +191,7 @@ class VectorGame:
         (``Game.acceptable_actions``): the legal actions, and with ``misplay_mode="penalize"``
         the misplays the rules penalise (``legal_mask`` stays the rule-abiding moves)."""
         shape = (self.num_games, NUM_ACTIONS)
-        out = np.empty(shape, dtype=np.int8) if out is None else _out(out, shape, np.int8)
+        out = np.empty(shape, dtype=np.int8) if out is None else check_out(out, shape, np.int8)
         kernels.acceptable_masks(self.states, self.R, out)
         return out
 
@@ -238,7 +200,9 @@ class VectorGame:
         game, or of ``seats[i]`` in game ``i`` (-1: the seat to play; a finished game's seats
         see its final position)."""
         shape = (self.num_games, self.observer.size)
-        out = np.empty(shape, dtype=np.float32) if out is None else _out(out, shape, np.float32)
+        out = (
+            np.empty(shape, dtype=np.float32) if out is None else check_out(out, shape, np.float32)
+        )
         seats = self._no_seats if seats is None else self._seats("seats", seats, low=-1)
         kernels.observe_games(self.states, self.R, seats, self._at, self._scale, out)
         return out
@@ -254,11 +218,11 @@ class VectorGame:
         new games. With ``misplay_mode="penalize"`` a misplay the rules penalise is accepted and
         penalised (``acceptable_mask``). Any other action raises ``ValueError`` naming the
         game, the action and the legal ones, and no game moves."""
-        actions = _ints("actions", actions, (self.num_games,))
-        active = self._all if active is None else self._flags("active", active, (self.num_games,))
+        actions, active = self._step_input(actions, active)
         bad = kernels.first_unacceptable(self.states, self.R, actions, active)
         if bad >= 0:
-            raise ValueError(self._refusal(bad, int(actions[bad])))
+            legal, accepted = self.legal_mask()[bad], self.acceptable_mask()[bad]
+            self._refuse(bad, int(actions[bad]), legal, accepted)
         over = np.zeros(self.num_games, dtype=bool)
         kernels.step_games(self.states, self.R, actions, active, self.rewards, over)
         self._check_overflow()
@@ -269,20 +233,7 @@ class VectorGame:
             self._restart(np.flatnonzero(ended))
         return rewards, ended
 
-    def _refusal(self, game: int, action: int) -> str:
-        legal, accepted = self.legal_mask()[game], self.acceptable_mask()[game]
-        name = f" ({action_name(action)})" if 0 <= action < NUM_ACTIONS else ""
-        text = f"game {game}: illegal action {action}{name}; legal: {_names(legal)}"
-        misplays = accepted & ~legal
-        return text + (f"; penalised misplays: {_names(misplays)}" if misplays.any() else "")
-
-    def restart(self, slots: np.ndarray | Sequence[int]) -> None:
-        """New games in ``slots``, their seeds drawn from each slot's seed stream (``seeds``
-        then holds them)."""
-        self._restart(self._slots("slots", slots))
-
     def _restart(self, slots: np.ndarray) -> None:
-        """``restart`` of slots already checked (int64, each once): autoreset's path."""
         for slot in slots[~self._streaming[slots]]:  # a slot neither reset nor loaded
             self._seed_streams[slot] = export_state(np.random.default_rng([slot, 2]))
             self._streaming[slot] = True
@@ -295,7 +246,7 @@ class VectorGame:
     ) -> np.ndarray:
         """A uniformly random legal action in every game (``mask``: ``legal_mask()``'s, if
         already built)."""
-        _check_rng(rng)
+        check_rng(rng)
         mask = self.legal_mask() if mask is None else self._mask(mask)
         out = np.zeros(self.num_games, dtype=np.int64)
         kernels.random_legal(mask, rng.random(self.num_games), out)
@@ -317,7 +268,7 @@ class VectorGame:
         games = np.arange(b) if games is None else self._slots("games", games)
         random_seats = self._flags("random_seats", random_seats, (b, n)).view(np.uint8)
         paid_to = self._seats("paid_to", paid_to)
-        _check_rng(rng)
+        check_rng(rng)
         row = export_state(rng)
         totals = np.zeros(self.num_games)
         kernels.play_random_seats(
@@ -355,74 +306,61 @@ class VectorGame:
         return best_scores(self.rules, g["scores"][:teams].tolist(), g["stars"][:teams].tolist())
 
     @property
+    def stars(self) -> np.ndarray:
+        """int ``[B, num_players]``: each seat's stars (kreights)."""
+        return self.states["stars"][:, : self.num_players].astype(np.int64)
+
+    def standing(self, slot: int) -> list[float]:
+        """``crates_env.payouts.final_standing`` of the game in ``slot``: per side, larger is
+        better (in an elimination game the hand a side was knocked out in)."""
+        self._check_slot(slot)
+        g = self.states[slot]
+        teams = self.rules.num_teams
+        if self.rules.game_end == "last_player":
+            out = g["out_hand"][:teams].tolist()
+            return [float(h if h >= 0 else g["hands_scored"] + 1) for h in out]
+        return self.rules.standing(g["scores"][:teams].tolist())
+
+    def hand_log(self, slot: int, first: int) -> list[HandScore]:
+        """The hands game ``slot`` finished from hand ``first`` on, oldest first, as the
+        reference game's ``results[first:]`` score them (``HandScore``). A game keeps its last
+        ``HAND_LOG`` hands: read them after every move (a ValueError for older ones)."""
+        self._check_slot(slot)
+        g = self.states[slot]
+        last = int(g["hand_index"])
+        first = self._check_first(first, last)
+        if first < last - HAND_LOG:
+            raise ValueError(
+                f"game {slot} keeps its last {HAND_LOG} hands ({last - HAND_LOG}..{last - 1}), "
+                f"not hand {first}: read hand_log after every move"
+            )
+        teams, n = self.rules.num_teams, self.num_players
+        scores = []
+        for h in range(first, last):
+            at = h % HAND_LOG
+            went_out = int(g["log_went_out"][at])
+            scores.append(
+                HandScore(
+                    h,
+                    int(g["log_deal_size"][at]),
+                    HAND_ENDINGS[g["log_ended_by"][at]],
+                    None if went_out < 0 else went_out,
+                    tuple(g["log_points"][at, :teams].tolist()),
+                    tuple(g["log_pressure_points"][at, :teams].tolist()),
+                    tuple(g["log_seat_pressures"][at, :n].tolist()),
+                )
+            )
+        return scores
+
+    @property
     def truncated(self) -> np.ndarray:
         """bool ``[B]``: games stopped by a guard (``max_hands``, ``max_decisions_per_hand``)."""
         return self.states["truncated"].copy()
 
-    def _check_slot(self, slot: object) -> None:
-        if isinstance(slot, bool) or not isinstance(slot, int | np.integer):
-            raise ValueError(f"slot must be an int 0..{self.num_games - 1}, not {slot!r}")
-        if not 0 <= slot < self.num_games:
-            raise ValueError(f"slot must be 0..{self.num_games - 1}, not {slot!r}")
-
-    def _slots(self, name: str, slots: object, distinct: bool = True) -> np.ndarray:
-        """``slots`` as int64 slot numbers 0..B-1 (each once, if ``distinct``); a ValueError
-        naming ``name`` otherwise."""
-        b = self.num_games
-        slots = np.asarray(slots)
-        if slots.size == 0:
-            return np.zeros(0, dtype=np.int64)
-        what = f"{name} must be a 1-D sequence of slots (ints 0..{b - 1})"
-        if slots.ndim != 1 or not np.issubdtype(slots.dtype, np.integer):
-            raise ValueError(f"{what}, not {slots.dtype} of shape {slots.shape}")
-        outside = slots[(slots < 0) | (slots >= b)]
-        if outside.size:
-            raise ValueError(f"{what}: {outside[0]} is no slot")
-        if distinct:
-            values, counts = np.unique(slots, return_counts=True)
-            if (counts > 1).any():
-                raise ValueError(f"{name} names slot {values[counts > 1][0]} more than once")
-        return slots.astype(np.int64, copy=False)
-
-    def _seats(self, name: str, seats: object, low: int = 0) -> np.ndarray:
-        """One seat per game (int64 ``[B]``, ``low``..num_players-1); ValueError otherwise."""
-        seats = _ints(name, seats, (self.num_games,))
-        outside = seats[(seats < low) | (seats >= self.num_players)]
-        if outside.size:
-            raise ValueError(
-                f"{name} holds seat {outside[0]}: seats at this table are {low}.."
-                f"{self.num_players - 1}"
-            )
-        return seats
-
     @staticmethod
-    def _flags(name: str, flags: object, shape: tuple[int, ...]) -> np.ndarray:
-        """A bool array of ``shape``; a ValueError naming ``name`` otherwise."""
-        flags = np.asarray(flags)
-        if flags.shape != shape or flags.dtype != np.bool_:
-            raise ValueError(
-                f"{name} must be bool of shape {shape}, not {flags.dtype} of shape {flags.shape}"
-            )
-        return np.ascontiguousarray(flags)
-
-    def _mask(self, mask: object) -> np.ndarray:
-        """An action mask for every game (``legal_mask``'s): 0/1 of shape ``[B, 63]``, each
-        row allowing something."""
-        shape = (self.num_games, NUM_ACTIONS)
-        mask = np.asarray(mask)
-        if mask.shape != shape or not (
-            np.issubdtype(mask.dtype, np.integer) or mask.dtype == np.bool_
-        ):
-            raise ValueError(
-                f"mask must be ints or bools of shape {shape} (legal_mask()'s), not "
-                f"{mask.dtype} of shape {mask.shape}"
-            )
+    def _mask_problems(mask: np.ndarray) -> tuple[bool, int]:
         problem, game = kernels.check_mask(mask)
-        if problem == kernels.NOT_ZERO_ONE:
-            raise ValueError("mask must hold 0 and 1 only (legal_mask()'s)")
-        if problem == kernels.NOTHING_ALLOWED:
-            raise ValueError(f"mask allows no action in game {game}")
-        return mask.astype(np.int8, copy=False)
+        return problem != kernels.NOT_ZERO_ONE, game if problem == kernels.NOTHING_ALLOWED else -1
 
     def _check_overflow(self) -> None:
         bad = np.flatnonzero(self.states["overflow"])
@@ -503,7 +441,21 @@ def game_record(game: Game) -> np.ndarray:
         _crates_record(rec, game)
     rec["rng"][0] = export_state(game.deal_rng)
     rec["rng"][1] = export_state(game.rng)
+    _log_results(rec, gs.results)
     return rec
+
+
+def _log_results(rec: np.ndarray, results: Sequence[HandResult]) -> None:
+    """A loaded game's hand log: its last ``HAND_LOG`` results."""
+    for result in results[-HAND_LOG:]:
+        h = result.hand_index % HAND_LOG
+        teams, seats = len(result.team_points), len(result.seat_pressures)
+        rec["log_deal_size"][h] = result.deal_size
+        rec["log_ended_by"][h] = HAND_ENDINGS.index(result.ended_by)
+        rec["log_went_out"][h] = -1 if result.went_out is None else result.went_out
+        rec["log_points"][h, :teams] = result.team_points
+        rec["log_pressure_points"][h, :teams] = result.pressure_points
+        rec["log_seat_pressures"][h, :seats] = result.seat_pressures
 
 
 def _crates_record(rec: np.ndarray, game: Game) -> None:
@@ -547,59 +499,6 @@ def _eights_record(rec: np.ndarray, game: Game) -> None:
 def _or_none(value: int | None) -> int:
     """A seat, suit, rank, kind or decision as the record holds it: None is -1."""
     return -1 if value is None else int(value)
-
-
-def _names(mask: np.ndarray) -> str:
-    return ", ".join(f"{a} ({action_name(int(a))})" for a in np.flatnonzero(mask))
-
-
-def _seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63:
-        raise ValueError(f"seeds must be ints from 0 to 2**63 - 1, not {seed!r}")
-    return int(seed)
-
-
-def _seeds(seeds: object, count: int, what: str) -> list[int]:
-    """``count`` seeds (ints >= 0), checked before any game is dealt."""
-    if isinstance(seeds, str | bytes) or not isinstance(seeds, Sequence | np.ndarray):
-        raise ValueError(f"{what}: {count} ints >= 0, not {seeds!r}")
-    if len(seeds) != count:
-        raise ValueError(f"{what}: {count} seeds, not {len(seeds)}")
-    return [_seed(s) for s in seeds]
-
-
-def _ints(name: str, values: object, shape: tuple[int, ...]) -> np.ndarray:
-    """An int64 array of ``shape``; a ValueError naming ``name`` otherwise."""
-    values = np.asarray(values)
-    if values.shape != shape or not np.issubdtype(values.dtype, np.integer):
-        raise ValueError(
-            f"{name} must be integers of shape {shape} (one per game), not {values.dtype} of "
-            f"shape {values.shape}"
-        )
-    return np.ascontiguousarray(values, dtype=np.int64)
-
-
-def _out(out: object, shape: tuple[int, ...], dtype: type) -> np.ndarray:
-    """A caller's output array: ``dtype``, ``shape``, C-contiguous and writeable."""
-    if not (
-        isinstance(out, np.ndarray)
-        and out.shape == shape
-        and out.dtype == dtype
-        and out.flags.c_contiguous
-        and out.flags.writeable
-    ):
-        got = f"{out.dtype} of shape {out.shape}" if isinstance(out, np.ndarray) else repr(out)
-        raise ValueError(
-            f"out must be a writeable C-contiguous {np.dtype(dtype)} array of shape {shape}, "
-            f"not {got}"
-        )
-    return out
-
-
-def _check_rng(rng: object) -> None:
-    pcg64 = isinstance(rng, np.random.Generator) and isinstance(rng.bit_generator, np.random.PCG64)
-    if not pcg64:
-        raise ValueError(f"rng must be a numpy Generator over PCG64 (default_rng), not {rng!r}")
 
 
 def check_supported(rules: Ruleset) -> None:

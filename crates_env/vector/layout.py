@@ -26,6 +26,7 @@ MAX_SEATS = 12  # craits seats up to twelve
 MAX_DECK = 120  # two packs and their Jokers (zimbabwe: up to 8 a pack)
 MAX_SCHEDULE = 64  # deal sizes in one game's schedule
 MAX_DRAWS = MAX_SEATS  # (seat, cards) entries of one card function (a 5 hits everybody else)
+HAND_LOG = 4  # finished hands each game keeps (VectorGame.hand_log), read after every move
 
 # ended_by: crates_env.state.HAND_ENDINGS's codes
 OUT, COUNT, PRESSURE, TRUNCATED, BLOCKED, STALLED = map(
@@ -113,6 +114,13 @@ STATE = np.dtype(
         ("rng", np.uint64, (2, 6)),
         # --- the environment: pressure points of this hand already paid as rewards
         ("paid", np.int64, _SEATS),
+        # --- the last HAND_LOG finished hands, hand h at h % HAND_LOG (HandScore's fields)
+        ("log_deal_size", np.int32, (HAND_LOG,)),
+        ("log_ended_by", np.int32, (HAND_LOG,)),
+        ("log_went_out", np.int32, (HAND_LOG,)),
+        ("log_points", np.int64, (HAND_LOG, MAX_SEATS)),  # per team
+        ("log_pressure_points", np.int64, (HAND_LOG, MAX_SEATS)),  # per team
+        ("log_seat_pressures", np.int32, (HAND_LOG, MAX_SEATS)),
     ],
     align=True,
 )
