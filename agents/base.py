@@ -8,7 +8,8 @@ engine's ``Game``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
@@ -34,6 +35,10 @@ class BaseAgent:
 
     An agent that decides from the action mask alone sets ``reads_observation = False``; self-play
     then skips building its observation vector (it is given zeros).
+
+    Agents whose ``batch_group`` is the same hashable value decide a batch of positions together
+    (``decide_batch``): ``act_group`` is called with one agent per row, so that each keeps its
+    own random stream while the work is done once (one compiled call, one forward pass).
     """
 
     reads_observation = True
@@ -45,6 +50,29 @@ class BaseAgent:
     def reset(self) -> None:
         """Called at the start of a game."""
 
+    @property
+    def batch_group(self) -> Hashable:
+        """Agents with equal groups decide their rows in one ``act_group`` call (by default an
+        agent is a group of its own)."""
+        return ("agent", id(self))
+
+    @classmethod
+    def act_group(
+        cls,
+        agents: Sequence[Any],
+        observations: np.ndarray,
+        masks: np.ndarray,
+        envs: Sequence[Any] | None = None,
+    ) -> np.ndarray:
+        """Row ``i``'s action by ``agents[i]`` (all of one ``batch_group``), exactly as
+        ``decide`` would choose it row by row: ``act_batch`` for an agent deciding every row,
+        ``decide`` per row otherwise."""
+        envs = [None] * len(agents) if envs is None else envs
+        if hasattr(agents[0], "act_batch") and all(a is agents[0] for a in agents):
+            return np.asarray(agents[0].act_batch(observations, masks), dtype=np.int64)
+        rows = zip(agents, envs, observations, masks, strict=True)
+        return np.array([decide(a, e, o, m) for a, e, o, m in rows], dtype=np.int64)
+
 
 def decide(agent: Agent, env: Any, observation: np.ndarray, action_mask: np.ndarray) -> int:
     """``agent``'s action for the seat to play in ``env`` (a ``raw_env``): ``act`` from the
@@ -53,6 +81,44 @@ def decide(agent: Agent, env: Any, observation: np.ndarray, action_mask: np.ndar
     if getattr(agent, "needs_env", False):
         return int(agent.act_in(env, observation, action_mask))
     return int(agent.act(observation, action_mask))
+
+
+def decide_batch(
+    agents: Sequence[Any],
+    observations: np.ndarray,
+    masks: np.ndarray,
+    envs: Sequence[Any] | None = None,
+) -> np.ndarray:
+    """Row ``i``'s action by ``agents[i]`` for the position of ``observations[i]`` and
+    ``masks[i]`` (``envs[i]``: its game, for an agent that looks ahead), the same as ``decide``
+    row by row, with the agents of one ``batch_group`` deciding together (``act_group``). An
+    agent outside ``BaseAgent`` with ``act_batch`` decides all of its rows in one call."""
+    actions = np.zeros(len(agents), dtype=np.int64)
+    groups: dict[Hashable, list[int]] = defaultdict(list)
+    for i, agent in enumerate(agents):
+        groups[getattr(agent, "batch_group", ("agent", id(agent)))].append(i)
+    masks = np.asarray(masks).astype(bool)
+    for rows in groups.values():
+        members = [agents[i] for i in rows]
+        act_group = getattr(type(members[0]), "act_group", BaseAgent.act_group)
+        own_envs = None if envs is None else [envs[i] for i in rows]
+        actions[rows] = act_group(members, observations[rows], masks[rows], own_envs)
+    return actions
+
+
+_PER_TABLE: dict[tuple[int, str], tuple[Any, Any]] = {}
+
+
+def per_table(table: Table, name: str, build: Callable[[Table], Any]) -> Any:
+    """``build(table)``, worked out once per table object and kept under ``name``: an
+    evaluation seats a fresh agent at every seat of every game, all at one table."""
+    key = (id(table), name)
+    known = _PER_TABLE.get(key)
+    if known is None or known[0] is not table:
+        if len(_PER_TABLE) > 256:  # tables come and go (tests, tools): keep the recent ones
+            _PER_TABLE.clear()
+        known = _PER_TABLE[key] = (table, build(table))
+    return known[1]
 
 
 @dataclass(frozen=True)

@@ -53,22 +53,35 @@ class PolicyAgent(BaseAgent):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """One action per row of ``observations`` (shape ``(batch, obs_size)``)."""
+        return self.act_group([self] * len(observations), observations, action_masks)
+
+    @property
+    def batch_group(self) -> tuple:
+        """Agents of one loaded model decide together (one forward pass)."""
+        return ("policy", id(self.model), self.deterministic, self.auto_announce)
+
+    @classmethod
+    def act_group(cls, agents, observations, masks, envs=None) -> np.ndarray:
+        """Row ``i``'s action by ``agents[i]``: one forward pass for every row; a sampling
+        agent draws its row's action from its own generator."""
         obs = np.asarray(observations, dtype=np.float32)
-        masks = np.asarray(action_masks, dtype=bool)
+        masks = np.asarray(masks, dtype=bool)
         if obs.ndim != 2 or masks.shape != (obs.shape[0], NUM_ACTIONS):
             raise ValueError(
                 f"act_batch needs observations (batch, size) and masks (batch, {NUM_ACTIONS}); "
                 f"got {obs.shape} and {masks.shape}"
             )
-        logits = self._logits(obs, masks)
+        first = agents[0]
+        logits = first._logits(obs, masks)
         logits[~masks] = -np.inf
-        if self.deterministic:
+        if first.deterministic:
             actions = logits.argmax(axis=1)
         else:  # sample from the masked softmax
             p = np.exp(logits - logits.max(axis=1, keepdims=True))
             p /= p.sum(axis=1, keepdims=True)
-            actions = (p.cumsum(axis=1) > self.rng.random((len(p), 1))).argmax(axis=1)
-        if self.auto_announce:
+            draws = np.array([agent.rng.random() for agent in agents])
+            actions = (p.cumsum(axis=1) > draws[:, None]).argmax(axis=1)
+        if first.auto_announce:
             actions = np.where(masks[:, ANNOUNCE], ANNOUNCE, actions)
         return actions.astype(np.int64)
 

@@ -123,6 +123,15 @@ class RLlibPolicyAgent(BaseAgent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None, :], action_mask[None, :])[0])
 
+    @property
+    def batch_group(self) -> tuple:
+        """Agents of one saved module decide together (one forward pass of the first's)."""
+        return ("rllib", str(self.path.resolve()))
+
+    @classmethod
+    def act_group(cls, agents, observations, masks, envs=None) -> np.ndarray:
+        return agents[0].act_batch(observations, masks)
+
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
         masks = torch.as_tensor(np.asarray(action_masks, dtype=bool).reshape(-1, NUM_ACTIONS))

@@ -6,7 +6,6 @@ action mask, and always return an action the mask allows.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 
 import numpy as np
@@ -18,7 +17,7 @@ from crates_env.env import UniformRandom, legal_actions
 from crates_env.rules import COUNT_PIPS
 
 from . import heuristic_data as weights
-from .base import BaseAgent, Table
+from .base import BaseAgent, Table, per_table
 from .heuristic_data import Position, Positions, follow_table, follows, suit_naturals
 
 
@@ -72,6 +71,65 @@ class GreedyAgent(BaseAgent):
             held = suit_lengths(self.table, self.table.hand_kinds(observation))
             return SUIT + max(suits, key=lambda s: (held[s], -s))
         return _fallback(other)
+
+    @property
+    def batch_group(self) -> tuple:
+        return ("greedy", id(self.table))
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``act`` for each row of ``observations`` (``batch x size``), the same actions, in a
+        few numpy operations: each choice above is a largest key among the legal actions."""
+        obs, masks = check_batch(observations, action_masks)
+        t = self.table
+        kinds = np.arange(NUM_KINDS)
+        points = np.asarray(t.card_points[:NUM_KINDS], dtype=np.int64)
+        cards = masks[:, :NUM_KINDS]
+        penalty = t.slice(obs, "decision").argmax(axis=1) == Decision.PENALTY_CARD
+        costliest = _best(cards, points * 64 - kinds)  # the lowest kind on a tie
+        cheapest = _best(cards, -(points * 64 + kinds))
+        hand = np.maximum(np.rint(t.slice(obs, "hand")), 0)
+        held = hand @ per_table(t, "suit_naturals", suit_naturals).T  # natural cards per suit
+        suit = SUIT + _best(masks[:, SUIT : SUIT + 4], held * 8 - np.arange(4))
+        other = masks.copy()
+        other[:, : SUIT + 4] = False
+        other[:, DRAW] = False  # draw only when nothing else is offered
+        rest = np.where(other.any(axis=1), other.argmax(axis=1), DRAW)
+        actions = np.where(masks[:, SUIT : SUIT + 4].any(axis=1), suit, rest)
+        actions = np.where(cards.any(axis=1), np.where(penalty, cheapest, costliest), actions)
+        return np.where(masks[:, ANNOUNCE], ANNOUNCE, actions).astype(np.int64)
+
+
+def _best(allowed: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Per row, the column of the largest ``key`` among the ``allowed`` ones."""
+    return np.where(allowed, key, -np.inf).argmax(axis=1)
+
+
+def _table_arrays(table: Table):
+    """HeuristicAgent's table as its compiled twin reads it, or None where the compiled engine
+    does not play the table (``crates_env.vector.games.check_supported`` refuses it)."""
+    from .heuristic_batch import TableArrays
+
+    try:
+        return TableArrays.of(table)
+    except ValueError:
+        return None
+
+
+def check_batch(
+    observations: np.ndarray, action_masks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """A batch of observations (float32 ``batch x size``) and masks (bool ``batch x 63``);
+    a ValueError otherwise, and for a row that allows nothing (asked out of turn)."""
+    obs = np.asarray(observations, dtype=np.float32)
+    masks = np.asarray(action_masks).astype(bool)
+    if obs.ndim != 2 or masks.shape != (len(obs), NUM_ACTIONS):
+        raise ValueError(
+            f"act_batch needs observations (batch, size) and masks (batch, {NUM_ACTIONS}); "
+            f"got {obs.shape} and {masks.shape}"
+        )
+    if not masks.any(axis=1).all():
+        legal_actions(masks[~masks.any(axis=1)][0])  # raises: asked out of turn
+    return obs, masks
 
 
 def suit_lengths(table: Table, kinds: list[int]) -> list[int]:
@@ -127,8 +185,9 @@ class HeuristicAgent(BaseAgent):
         self.rng = np.random.default_rng(seed)
         self.n = table.num_players
         self._copies = np.array(table.kind_copies)
-        self._match = follow_table(table)  # [suit, rank, kind]: may be played on them
-        self._suit_naturals = suit_naturals(table)  # [suit, kind]: its natural cards
+        # [suit, rank, kind]: may be played on them; [suit, kind]: its natural cards
+        self._match = per_table(table, "follow_table", follow_table)
+        self._suit_naturals = per_table(table, "suit_naturals", suit_naturals)
 
     # ------------------------------------------------------------------ entry point
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -151,38 +210,37 @@ class HeuristicAgent(BaseAgent):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``act`` for each row of ``observations`` (``batch x size``), the same actions, in one
-        compiled call (``agents.heuristic_batch``)."""
-        obs = np.asarray(observations, dtype=np.float32)
-        masks = np.asarray(action_masks).astype(bool)
-        if obs.ndim != 2 or masks.shape != (len(obs), NUM_ACTIONS):
-            raise ValueError(
-                f"act_batch needs observations (batch, size) and masks (batch, {NUM_ACTIONS}); "
-                f"got {obs.shape} and {masks.shape}"
-            )
-        if not masks.any(axis=1).all():
-            legal_actions(masks[~masks.any(axis=1)][0])  # raises: asked out of turn
-        arrays = self._arrays
+        compiled call for the Crates family (``agents.heuristic_batch``)."""
+        return self.act_group([self] * len(observations), observations, action_masks)
+
+    @property
+    def batch_group(self) -> tuple:
+        return ("heuristic", id(self.table))
+
+    @classmethod
+    def act_group(cls, agents, observations, masks, envs=None) -> np.ndarray:
+        """Row ``i``'s action by ``agents[i]``: one compiled call for every row; a row it
+        cannot decide alone (a wild starter's suit) from that agent's own generator."""
+        obs, masks = check_batch(observations, masks)
+        first = agents[0]
+        arrays = first._arrays
         if arrays is None:
-            return np.array([self.act(o, m) for o, m in zip(obs, masks, strict=True)], np.int64)
+            rows = zip(agents, obs, masks, strict=True)
+            return np.array([a.act(o, m) for a, o, m in rows], np.int64)
         from .heuristic_batch import heuristic_actions
 
-        actions = heuristic_actions(arrays, Positions.read(self.table, obs), masks)
-        for i in np.flatnonzero(actions < 0):  # a wild starter's suit: from our own generator
-            actions[i] = self.act(obs[i], masks[i])
+        actions = heuristic_actions(arrays, Positions.read(first.table, obs), masks)
+        for i in np.flatnonzero(actions < 0):  # a wild starter's suit: from the agent's generator
+            actions[i] = agents[i].act(obs[i], masks[i])
         return actions
 
-    @functools.cached_property
+    @property
     def _arrays(self):
         """The table as the compiled twin reads it, or None where it cannot (a table without
         its rules, one the compiled engine does not play)."""
         if self.table.rules is None:
             return None
-        from .heuristic_batch import TableArrays
-
-        try:
-            return TableArrays.of(self.table)
-        except ValueError:  # crates_env.vector.games.check_supported refuses the table
-            return None
+        return per_table(self.table, "heuristic_arrays", _table_arrays)
 
     # ------------------------------------------------------------------ seats
     def _slot(self, steps: int, pos: Position) -> int:

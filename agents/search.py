@@ -22,11 +22,12 @@ It sits at the table (``crates eval --agents search heuristic``, with settings
 ``search:samples=8,stock_max=6,base=shipped``; ``crates play``, self-play
 opponents) and teaches the warm start (``warm_start.teacher: search``). It needs the game to
 look ahead, so it sets ``needs_env = True`` and is called as ``act_in(env, observation,
-action_mask)`` (``agents.decide`` does the right call for any agent); it uses only
-``Game.resample_hidden`` for the seat to play and ``Game.clone``, so it never reads a card its
-seat cannot see. The rollouts of every move x re-deal of one decision run together on the
-compiled engine (``VectorGame``) with the base policy's ``act_batch``; on a table the compiled
-engine does not play, one at a time on the reference engine.
+action_mask)`` (``agents.decide`` does the right call for any agent; ``env`` is a ``raw_env``
+or the reference ``Game`` itself); it uses only ``Game.resample_hidden`` for the seat to play and
+``Game.clone``, so it never reads a card its seat cannot see. The rollouts of every move x
+re-deal of every decision searched together run as one batch of games
+(``crates_env.batch.game_batch``: the compiled engine wherever it plays the table), the base
+policy deciding every seat of every rollout a batch at a time.
 """
 
 from __future__ import annotations
@@ -37,12 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from crates_env.env import legal_mask
+from crates_env.batch import game_batch
 from crates_env.game import Game
-from crates_env.observation import Observer
 
 from . import shipped
-from .base import BaseAgent, Table
+from .base import BaseAgent, Table, decide_batch
 from .policy import PolicyAgent
 from .scripted import HeuristicAgent
 
@@ -91,8 +91,9 @@ class SearchAgent(BaseAgent):
                 f"not {base!r}"
             )
         self.samples, self.stock_max, self.z = samples, stock_max, float(z)
+        self.table, self.base = table, base
         self.rng = np.random.default_rng(seed)
-        self._batches: dict[tuple, Any] = {}  # (rules, size) -> VectorGame, for the rollouts
+        self._batches: dict[tuple, Any] = {}  # (rules, size) -> a batch of games, for rollouts
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         raise ValueError(
@@ -101,18 +102,43 @@ class SearchAgent(BaseAgent):
         )
 
     def act_in(self, env, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if not self.searches(env, legal):
-            return int(self.base_policy.act(observation, action_mask))
-        margins = self.move_margins(env, legal)
-        # z=0 never needs the base move (and never asks for it: a base policy may draw from
-        # its own random stream)
-        base = int(self.base_policy.act(observation, action_mask)) if self.z > 0 else None
-        return int(legal[Verdict.of(margins, legal, base).choice(self.z)])
+        return int(self.act_group([self], observation[None, :], action_mask[None, :], [env])[0])
+
+    @property
+    def batch_group(self) -> tuple:
+        """Searches of one setting decide together: their rollouts run as one batch."""
+        return ("search", id(self.table), self.samples, self.stock_max, self.base, self.z)
+
+    @classmethod
+    def act_group(cls, agents, observations, masks, envs=None) -> np.ndarray:
+        """Row ``i``'s action by ``agents[i]`` in the game of ``envs[i]``: every searched
+        decision's rollouts together (``margins_of``), each re-dealt from its own agent's
+        generator, and the base policy's moves a batch at a time; the same moves as ``act_in``
+        row by row."""
+        if envs is None:
+            raise ValueError("SearchAgent looks ahead in the game: give each row its game (envs)")
+        masks = np.asarray(masks).astype(bool)
+        legal = [np.flatnonzero(m) for m in masks]
+        rows = range(len(agents))
+        searching = [i for i in rows if agents[i].searches(envs[i], legal[i])]
+        first = agents[0]
+        decisions = [(envs[i], legal[i]) for i in searching]
+        margins = first.margins_of(decisions, [agents[i].rng for i in searching])
+        # z=0 never needs the base move where it searches (and never asks for it: a base policy
+        # may draw from its own random stream)
+        based = [i for i in rows if first.z > 0 or i not in searching]
+        actions = np.zeros(len(agents), dtype=np.int64)
+        if based:
+            policies = [agents[i].base_policy for i in based]
+            actions[based] = decide_batch(policies, observations[based], masks[based])
+        for i, margin in zip(searching, margins, strict=True):
+            base = int(actions[i]) if first.z > 0 else None
+            actions[i] = legal[i][Verdict.of(margin, legal[i], base).choice(first.z)]
+        return actions
 
     def searches(self, env, legal: np.ndarray) -> bool:
         """Whether the agent searches this decision: a real choice, the stock short enough."""
-        g = env.game
+        g = _game(env)
         return len(legal) > 1 and g.view(g.to_play).stock_size <= self.stock_max
 
     def move_values(self, env, legal: np.ndarray) -> np.ndarray:
@@ -130,94 +156,78 @@ class SearchAgent(BaseAgent):
         reshuffles are the same too."""
         return self.margins_of([(env, legal)])[0]
 
-    def margins_of(self, decisions: Sequence[tuple[Any, np.ndarray]]) -> list[np.ndarray]:
-        """``move_margins`` of several decisions, each ``(env, legal)`` of its own game: the
-        re-deals drawn decision by decision, then (with a base policy that decides a batch at
-        once, on a table the compiled engine plays) every rollout of every decision advanced
-        together, so that many decisions cost little more than one."""
-        if hasattr(self.base_policy, "act_batch"):  # HeuristicAgent and networks: batched
-            needed = self.samples * sum(len(legal) for _, legal in decisions)
-            batch = self._batch(decisions[0][0].rules, needed)
-            if batch is not None:
-                return self._batched_margins(batch, decisions)
-        return [self._margins_one_at_a_time(env, legal) for env, legal in decisions]
-
-    def _margins_one_at_a_time(self, env, legal: np.ndarray) -> np.ndarray:
-        g = env.game
-        seat = g.to_play
-        team = env.rules.team_of(seat)
-        values = np.zeros((len(legal), self.samples))
-        for k in range(self.samples):
-            deal = g.resample_hidden(seat, self.rng)
-            for i, action in enumerate(legal):
-                trial = deal.clone()
-                trial.apply(int(action))
-                values[i, k] = self._play_out(env.observer, trial, g.hand_index, team)
-        return values
-
-    def _play_out(self, observer: Observer, g: Game, hand: int, team: int) -> float:
-        """Play hand ``hand`` of ``g`` to its end with the base policy in every seat; the side
-        ``team``'s margin in it (0 if the game stopped before it ended)."""
-        while not g.game_over and g.hand_index == hand:
-            seat = g.to_play
-            g.apply(int(self.base_policy.act(observer.encode(g.view(seat)), legal_mask(g))))
-        result = next((r for r in reversed(g.results) if r.hand_index == hand), None)
-        return 0.0 if result is None else float(g.rules.margin(result.team_points, team))
-
-    def _batch(self, rules, size: int):
-        """A VectorGame of at least ``size`` games of ``rules`` (a power of two, so that a few
-        serve every decision), or None where the compiled engine does not play them (the
-        reference engine then plays the same rollouts one at a time)."""
-        key = (rules, 1 << max(0, size - 1).bit_length())
-        if key not in self._batches:
-            try:
-                from crates_env.vector import VectorGame
-
-                self._batches[key] = VectorGame(
-                    key[1], rules.preset, rules.num_players, autoreset=False, **rules.options()
-                )
-            except (ValueError, ImportError):  # a table it does not play; a numpy it refuses
-                self._batches[key] = None
-        return self._batches[key]
-
-    def _batched_margins(self, vg, decisions: Sequence[tuple[Any, np.ndarray]]) -> list:
-        """``margins_of`` with every move x re-deal of every decision advanced together on the
-        compiled engine, the base policy deciding every seat of every rollout in one call a
-        round (one forward pass of a network, one compiled call of HeuristicAgent): the same
-        re-deals and the same rollouts as the one-at-a-time search, so the same values."""
-        hand = np.full(vg.num_games, -1)  # the hand each slot's rollout plays to its end
+    def margins_of(
+        self,
+        decisions: Sequence[tuple[Any, np.ndarray]],
+        rngs: Sequence[np.random.Generator] | None = None,
+    ) -> list[np.ndarray]:
+        """``move_margins`` of several decisions, each ``(env, legal)`` of its own game (and
+        re-dealt from ``rngs[i]``, default this agent's generator): the re-deals drawn decision
+        by decision, then every rollout of every decision advanced together as one batch of
+        games, the base policy deciding every seat of every rollout in one call a round (one
+        forward pass of a network, one compiled call of HeuristicAgent), so that many decisions
+        cost little more than one."""
+        if not decisions:
+            return []
+        rngs = [self.rng] * len(decisions) if rngs is None else rngs
+        games = [_game(env) for env, _ in decisions]
+        needed = self.samples * sum(len(legal) for _, legal in decisions)
+        batch = self._batch(games[0].rules, needed)
+        hand = np.full(batch.num_games, -1)  # the hand each slot's rollout plays to its end
         moves, starts, slot = [], [], 0
-        for env, legal in decisions:
-            g = env.game
+        for g, (_, legal), rng in zip(games, decisions, rngs, strict=True):
             moves.append(np.tile(legal, self.samples))
             starts.append(slot)
             for _ in range(self.samples):
-                vg.from_game(g.resample_hidden(g.to_play, self.rng), slot)
-                vg.copy_games([slot] * (len(legal) - 1), np.arange(slot + 1, slot + len(legal)))
+                batch.from_game(g.resample_hidden(g.to_play, rng), slot)
+                copies = np.arange(slot + 1, slot + len(legal))
+                batch.copy_games([slot] * (len(legal) - 1), copies)
                 slot += len(legal)
             hand[starts[-1] : slot] = g.hand_index
-        used = np.arange(vg.num_games) < slot
-        vg.copy_games(np.zeros(vg.num_games - slot, dtype=int), np.flatnonzero(~used))
-        before = vg.scores
-        actions = np.zeros(vg.num_games, dtype=np.int64)
+        used = np.arange(batch.num_games) < slot
+        batch.copy_games(np.zeros(batch.num_games - slot, dtype=int), np.flatnonzero(~used))
+        before = batch.scores
+        actions = np.zeros(batch.num_games, dtype=np.int64)
         actions[:slot] = np.concatenate(moves)
-        vg.step(actions, active=used)
+        batch.step(actions, active=used)
+        policies = [self.base_policy] * batch.num_games
         while True:
-            live = used & ~vg.game_over & (vg.hands_played == hand)
+            live = used & ~batch.game_over & (batch.hands_played == hand)
             if not live.any():
                 break
+            rows = np.flatnonzero(live)
+            observations, masks = batch.observe()[rows], batch.legal_mask()[rows]
             actions[:] = 0
-            actions[live] = self.base_policy.act_batch(vg.observe()[live], vg.legal_mask()[live])
-            vg.step(actions, active=live)
-        points = vg.scores - before  # the hand's points: scores change only when a hand ends
-        ended = vg.hands_played > hand
+            actions[rows] = decide_batch(policies[: len(rows)], observations, masks)
+            batch.step(actions, active=live)
+        points = batch.scores - before  # the hand's points: scores change only when a hand ends
+        ended = batch.hands_played > hand
         out = []
-        for (env, legal), start in zip(decisions, starts, strict=True):
+        for g, (_, legal), start in zip(games, decisions, starts, strict=True):
             rows = slice(start, start + len(legal) * self.samples)
-            side = env.rules.margin(points[rows], env.rules.team_of(env.game.to_play))
+            side = g.rules.margin(points[rows], g.rules.team_of(g.to_play))
             margins = np.where(ended[rows], side, 0.0)
             out.append(margins.reshape(self.samples, len(legal)).T)
         return out
+
+    def _batch(self, rules, size: int):
+        """A batch of at least ``size`` games of ``rules`` (a power of two, so that a few serve
+        every decision): the compiled engine wherever it plays them."""
+        key = (rules, 1 << max(0, size - 1).bit_length())
+        if key not in self._batches:
+            self._batches[key] = game_batch(
+                key[1],
+                preset=rules.preset,
+                num_players=rules.num_players,
+                autoreset=False,
+                **rules.options(),
+            )
+        return self._batches[key]
+
+
+def _game(env) -> Game:
+    """The game of ``env`` (a ``raw_env``), or ``env`` itself (a ``Game``)."""
+    return getattr(env, "game", env)
 
 
 @dataclass(frozen=True)

@@ -123,7 +123,7 @@ def test_with_z_the_search_leaves_the_base_move_only_for_a_clear_gain(monkeypatc
         margins = np.zeros((len(legal), 4))
         margins[list(legal).index(other)] = gains
         agent = SearchAgent(table, samples=4, z=z)
-        monkeypatch.setattr(agent, "move_margins", lambda env, legal, m=margins: m)
+        monkeypatch.setattr(agent, "margins_of", lambda decisions, rngs=None, m=margins: [m])
         assert agent.act_in(env, obs, mask) == expected, (gains, z)
 
 
@@ -186,18 +186,20 @@ def test_search_over_the_shipped_network_plays_legal_moves():
 
 @pytest.mark.parametrize("seed", [5, 7, 11])
 @pytest.mark.parametrize("base", ["heuristic", "shipped"])
-def test_batched_rollouts_give_the_one_at_a_time_values(seed, base):
-    """All moves x re-deals run together on the compiled engine with the base's act_batch
-    (a network's forward pass, HeuristicAgent's compiled twin): the same re-deals and rollouts
-    as the search on the reference engine, so the same values."""
+def test_the_rollouts_give_the_same_values_on_both_engines(seed, base, monkeypatch):
+    """All moves x re-deals run together as one batch of games, the base deciding a batch at
+    a time (a network's forward pass, HeuristicAgent's compiled twin): the compiled engine and
+    the batch of reference games play the same re-deals and rollouts, so the same values."""
+    from agents import search
+    from crates_env.batch import game_batch
+
     env, _, mask = _env_at(seed, stock_at_most=6)
     table, legal = Table.from_env(env), np.flatnonzero(mask)
-    batched = SearchAgent(table, samples=4, base=base, seed=3)
-    one_by_one = SearchAgent(table, samples=4, base=base, seed=3)
-    one_by_one._batch = lambda rules, size: None  # the compiled engine unavailable
-    np.testing.assert_array_equal(
-        batched.move_values(env, legal), one_by_one.move_values(env, legal)
-    )
+    compiled = SearchAgent(table, samples=4, base=base, seed=3).move_values(env, legal)
+    monkeypatch.setattr(search, "game_batch", lambda n, **kw: game_batch(n, "reference", **kw))
+    reference = SearchAgent(table, samples=4, base=base, seed=3)
+    np.testing.assert_array_equal(compiled, reference.move_values(env, legal))
+    assert type(next(iter(reference._batches.values()))).__name__ == "ReferenceGames"
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,100 @@
+"""Agents deciding a batch at a time (``agents.decide_batch``, each kind's ``act_group``):
+the same moves as ``decide`` row by row, every agent drawing from its own generator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import (
+    GreedyAgent,
+    HeuristicAgent,
+    PolicyAgent,
+    RandomAgent,
+    SearchAgent,
+    Table,
+    decide,
+)
+from agents.base import decide_batch
+from crates_env.batch import ReferenceGames
+
+SHIPPED = "checkpoints/crates_4p.zip"
+PRESETS = [
+    ("crates", 4, {}),
+    ("crates", 3, {"skill_hand_world_series": True}),
+    ("kreights", 5, {"misplay_mode": "penalize", "kreights_penalty_cards": True}),
+    ("craits", 6, {"craits_face_cards": True}),
+    ("crazy_eights", 4, {}),
+    ("zimbabwe", 4, {}),
+]
+
+
+def _positions(preset: str, n: int, options: dict, rounds: int, games: int = 12):
+    """Rounds of positions of reference games played at random: (batch, observations,
+    masks, live rows) after each round's moves."""
+    batch = ReferenceGames(games, preset, num_players=n, **options)
+    batch.reset(seeds=4)
+    rng = np.random.default_rng(4)
+    for _ in range(rounds):
+        live = np.flatnonzero(~batch.game_over)
+        yield batch, batch.observe()[live], batch.legal_mask()[live].astype(bool), live
+        batch.step(batch.random_actions(rng))
+
+
+@pytest.mark.parametrize(("preset", "n", "options"), PRESETS, ids=[p[0] for p in PRESETS])
+def test_greedys_numpy_twin_plays_its_moves(preset, n, options):
+    table = Table.from_rules(preset, n, **options)
+    agent = GreedyAgent(table)
+    rows = 0
+    for _, observations, masks, _ in _positions(preset, n, options, 80):
+        expected = [agent.act(o, m) for o, m in zip(observations, masks, strict=True)]
+        assert agent.act_batch(observations, masks).tolist() == expected
+        rows += len(masks)
+    assert rows > 500
+
+
+def _lineup(table: Table, seed: int) -> list:
+    """One agent of every kind, each seeded: the network samples from its distribution."""
+    return [
+        RandomAgent(seed),
+        HeuristicAgent(table, seed),
+        GreedyAgent(table),
+        PolicyAgent(SHIPPED, table=table, deterministic=False, seed=seed),
+        RandomAgent(seed + 1),
+        SearchAgent(table, samples=2, stock_max=8, seed=seed),
+    ]
+
+
+def test_a_batch_of_mixed_agents_decides_what_each_decides_alone():
+    """Rows decided by random, heuristic, greedy, sampling-network and searching agents, one
+    kind deciding together (a compiled call, a forward pass, one batch of rollouts): each row's
+    move is the one its agent makes alone, and every agent's stream stays in step."""
+    table = Table.from_rules("crates", 4)
+    together, alone = _lineup(table, 1), _lineup(table, 1)
+    searched = 0
+    for batch, observations, masks, live in _positions("crates", 4, {}, 100):
+        kinds = live % len(together)
+        envs = [batch.game(int(i)) for i in live]
+        moves = decide_batch([together[k] for k in kinds], observations, masks, envs)
+        for move, k, env, o, m in zip(moves, kinds, envs, observations, masks, strict=True):
+            assert move == decide(alone[k], env, o, m)
+            searched += k == 5 and alone[5].searches(env, np.flatnonzero(m))
+    assert searched > 0
+
+
+def test_one_agent_outside_the_base_class_decides_all_its_rows_in_one_call():
+    class Counting:
+        def __init__(self):
+            self.calls = []
+
+        def act(self, observation, action_mask):
+            raise AssertionError("act_batch is there")
+
+        def act_batch(self, observations, masks):
+            self.calls.append(len(masks))
+            return np.array([np.flatnonzero(m)[0] for m in masks])
+
+    agent = Counting()
+    _, observations, masks, _ = next(_positions("crates", 4, {}, 1))
+    moves = decide_batch([agent] * len(masks), observations, masks)
+    assert agent.calls == [len(masks)] and all(masks[np.arange(len(masks)), moves])
