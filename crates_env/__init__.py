@@ -24,12 +24,17 @@ from .view import PublicView
 
 
 def register_gymnasium() -> None:
-    """Make ``gymnasium.make("Crates-v0", ...)`` work. The engine never imports gymnasium: the
+    """Make ``gymnasium.make("Crates-v0", ...)`` and ``gymnasium.make_vec("Crates-v0", ...)``
+    (``crates_env.vector_env.CratesVectorEnv``) work. The engine never imports gymnasium: the
     wrapper is registered here when gymnasium is already loaded, and by the environment
     (``crates_env.env``, which loads it) otherwise."""
     gymnasium = sys.modules.get("gymnasium")
     if gymnasium is not None and "Crates-v0" not in gymnasium.registry:
-        gymnasium.register(id="Crates-v0", entry_point="crates_env.wrappers:CratesGymEnv")
+        gymnasium.register(
+            id="Crates-v0",
+            entry_point="crates_env.wrappers:CratesGymEnv",
+            vector_entry_point="crates_env.vector_env:CratesVectorEnv",
+        )
 
 
 register_gymnasium()

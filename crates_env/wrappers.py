@@ -64,13 +64,11 @@ class CratesGymEnv(gym.Env):
             raise ValueError(f"partner_is_learner takes True or False, not {partner_is_learner!r}")
         self.aec = raw_env(preset, num_players, render_mode=render_mode, **env_kwargs)
         self.rules = self.aec.rules
-        n = self.rules.num_players
-        random_seat = isinstance(learner_seat, str) and learner_seat == "random"
-        if not random_seat and (int_value(learner_seat) is None or not 0 <= learner_seat < n):
-            raise ValueError(f"learner_seat must be 0..{n - 1} or 'random', not {learner_seat!r}")
-        self.learner_seat = learner_seat if random_seat else int(learner_seat)
+        self.learner_seat = check_learner_seat(learner_seat, self.rules.num_players)
         self.partner_is_learner = partner_is_learner and self.rules.partnerships
-        self.opponents = self._seat_opponents(UniformRandom() if opponents is None else opponents)
+        learner = set() if self.learner_seat == "random" else self._learner_side(self.learner_seat)
+        default = UniformRandom() if opponents is None else opponents
+        self.opponents = seat_opponents(self.rules.num_players, default, learner)
         space = self.aec.observation_space(self.aec.possible_agents[0])
         self.observation_space = space["observation"]
         self.action_space = self.aec.action_space(self.aec.possible_agents[0])
@@ -78,26 +76,6 @@ class CratesGymEnv(gym.Env):
         self._seat_rng = np.random.default_rng()
         self.seat = 0
         self._carried = 0.0  # reward of hands that ended before the learner's first decision
-
-    def _seat_opponents(self, opponents: Opponent | Sequence[Opponent | None]) -> list:
-        """One agent per seat; None only at a seat the learner always plays."""
-        n = self.rules.num_players
-        if isinstance(opponents, Sequence) and not isinstance(opponents, str):
-            if len(opponents) != n:
-                raise ValueError(f"opponents needs one entry per seat ({n}), got {len(opponents)}")
-            seated = list(opponents)
-        else:
-            seated = [opponents] * n
-        learner = set() if self.learner_seat == "random" else self._learner_side(self.learner_seat)
-        for seat, agent in enumerate(seated):
-            if agent is None and seat in learner:
-                continue
-            if not callable(getattr(agent, "act", None)):
-                raise ValueError(
-                    f"opponents at seat {seat} must be an agent with act(observation, "
-                    f"action_mask), not {agent!r}"
-                )
-        return seated
 
     # ------------------------------------------------------------------ gym API
     def reset(
@@ -195,3 +173,43 @@ class CratesGymEnv(gym.Env):
         # Once the game is over nobody decides; show the learner's own view.
         seat = self.seat if g.game_over else g.to_play
         return self.aec.observer.encode(g.view(seat))
+
+
+def check_learner_seat(learner_seat: object, num_players: int) -> int | str:
+    """A learner seat (an int 0..n-1) or ``"random"``; a ValueError naming both otherwise."""
+    if isinstance(learner_seat, str) and learner_seat == "random":
+        return learner_seat
+    if int_value(learner_seat) is None or not 0 <= learner_seat < num_players:
+        raise ValueError(
+            f"learner_seat must be 0..{num_players - 1} or 'random', not {learner_seat!r}"
+        )
+    return int(learner_seat)
+
+
+def seat_opponents(
+    num_players: int, opponents: Opponent | Sequence[Opponent | None], learner: set[int]
+) -> list:
+    """One agent per seat (``opponents``: one for every seat, or a list of one per seat); None
+    only at a seat the learner always plays (``learner``)."""
+    if isinstance(opponents, str):
+        raise ValueError(
+            f"opponents takes agents, not the name {opponents!r}: build one with "
+            f"agents.make_agent({opponents!r}, agents.Table.from_rules(preset, num_players))"
+        )
+    if isinstance(opponents, Sequence):
+        if len(opponents) != num_players:
+            raise ValueError(
+                f"opponents needs one entry per seat ({num_players}), got {len(opponents)}"
+            )
+        seated = list(opponents)
+    else:
+        seated = [opponents] * num_players
+    for seat, agent in enumerate(seated):
+        if agent is None and seat in learner:
+            continue
+        if not callable(getattr(agent, "act", None)):
+            raise ValueError(
+                f"opponents at seat {seat} must be an agent with act(observation, "
+                f"action_mask), not {agent!r}"
+            )
+    return seated

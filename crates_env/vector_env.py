@@ -1,0 +1,508 @@
+"""``CratesVectorEnv``: ``Crates-v0`` for ``num_envs`` games at once, a native Gymnasium
+``VectorEnv`` over a batch of games (``crates_env.batch``: the compiled engine wherever it plays
+the table).
+
+``gym.make_vec("Crates-v0", num_envs=1024, vectorization_mode="vector_entry_point", ...)``
+builds it with the single env's options. Each game is one episode seen by the learner; the
+other seats are played inside the env, a batch at a time: uniformly random seats (the default)
+in one compiled call, an agent with ``act_batch`` (HeuristicAgent's compiled twin, a network's
+forward pass) once for every game waiting on it. ``step`` takes one action per game and returns
+numpy arrays; the action masks are in ``infos["action_mask"]`` (and ``action_masks()``).
+
+Who sits where is a ``Seating``: the default (``TableSeating``) seats the learner and the
+opponents as ``Crates-v0`` does; self-play (``train.selfplay``) brings its own, drawing each
+game's opponents from a pool of agents and snapshots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from .actions import NUM_ACTIONS
+from .batch import ENGINES, game_batch
+from .batching import GameBatch
+from .rules import int_value
+from .settings import finite_number, one_of
+from .state import HAND_ENDINGS
+from .wrappers import Opponent, check_learner_seat, seat_opponents
+
+RANDOM = "random"  # a lineup whose opponents play uniformly random moves, in the engine
+FIRST_DECISION_TRIES = 1000  # games in a row that may end before the learner's first decision
+# what every game's info holds at every step (a finished game's adds its result)
+STEP_INFOS = ("seat", "hands_ended", "hand_points", "ended_by", "went_out", "action_mask")
+STEP_INFOS += ("illegal",)
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """Who plays a game: dealt from ``deal`` (a reset stream, as ``raw_env``'s), the learner at
+    ``seat`` and all of ``learner``'s seats, the others by ``who``: ``RANDOM``, or the name of a group of games whose
+    opponents decide together (``Seating.act``), with ``agents`` one agent per seat (None at the
+    learner's) or None when ``who`` alone decides."""
+
+    deal: np.random.Generator
+    seat: int  # the learner's seat: its rewards, its view of the final position
+    learner: tuple[int, ...]  # every seat it plays: its own, and its partner's
+    who: str
+    agents: tuple[Any, ...] | None = None
+
+
+class Seating(Protocol):
+    """Who sits where in each game of a ``CratesVectorEnv``, and how the opponents decide."""
+
+    def reset(self, seed: int | None, num_envs: int) -> None:
+        """A new run of games (the env's ``reset(seed=...)``)."""
+
+    def new_game(self, slot: int) -> Lineup:
+        """The lineup of the next game in ``slot``."""
+
+    def act(
+        self,
+        who: str,
+        agents: list[Any] | None,
+        observations: np.ndarray,
+        masks: np.ndarray,
+        games: GameBatch,
+        rows: np.ndarray,
+    ) -> np.ndarray:
+        """The moves of the opponents ``who`` of games ``rows``, one row each: ``agents[i]``
+        the agent at the seat to play (or None), ``observations`` and ``masks`` (bool) that
+        seat's."""
+
+
+class TableSeating:
+    """``Crates-v0``'s seating: the learner at ``learner_seat`` (or ``"random"``, drawn every
+    game) and its partner's seat (``partner_is_learner``), ``opponents`` at the others (None:
+    uniformly random moves; one agent for every seat; or one per seat). An opponent object plays
+    its seat in every game: with ``act_batch`` once for all the games waiting on it, otherwise
+    ``act`` per game; its ``reset()`` is called at the env's reset.
+
+    ``reset(seed=s)`` gives game slot ``i`` the reset stream of ``Crates-v0.reset(seed=s + i)``:
+    the games of slot ``i`` are the ones a single env deals from that seed on (a differential test
+    holds them equal)."""
+
+    def __init__(
+        self,
+        num_players: int,
+        partnership_of,
+        learner_seat: int | str = 0,
+        opponents: Opponent | Sequence[Opponent | None] | None = None,
+        partner_is_learner: bool = True,
+    ) -> None:
+        self.num_players = num_players
+        self.learner_seat = check_learner_seat(learner_seat, num_players)
+        if not isinstance(partner_is_learner, bool):
+            raise ValueError(f"partner_is_learner takes True or False, not {partner_is_learner!r}")
+        self._side = partnership_of if partner_is_learner else (lambda seat: (seat,))
+        fixed = () if self.learner_seat == "random" else self._side(self.learner_seat)
+        self.opponents = (
+            None if opponents is None else seat_opponents(num_players, opponents, set(fixed))
+        )
+        self._streams: list[np.random.Generator] = []
+        self._seat_rngs: list[np.random.Generator] = []
+
+    def reset(self, seed: int | None, num_envs: int) -> None:
+        seeds = [None] * num_envs if seed is None else [seed + i for i in range(num_envs)]
+        self._streams = [np.random.default_rng(s) for s in seeds]
+        self._seat_rngs = [np.random.default_rng(s) for s in seeds]
+        for agent in {id(a): a for a in self.opponents or () if a is not None}.values():
+            if hasattr(agent, "reset"):
+                agent.reset()
+
+    def new_game(self, slot: int) -> Lineup:
+        seat = self.learner_seat
+        if seat == "random":
+            seat = int(self._seat_rngs[slot].integers(self.num_players))
+        learner = tuple(self._side(seat))
+        if self.opponents is None:
+            return Lineup(self._streams[slot], seat, learner, RANDOM)
+        return Lineup(self._streams[slot], seat, learner, "table", tuple(self.opponents))
+
+    def act(self, who, agents, observations, masks, games, rows) -> np.ndarray:
+        """Each opponent object decides all of its rows: ``act_batch`` at once, or ``act``."""
+        actions = np.zeros(len(rows), dtype=np.int64)
+        by_agent: dict[int, list[int]] = {}
+        for i, agent in enumerate(agents):
+            by_agent.setdefault(id(agent), []).append(i)
+        for members in by_agent.values():
+            agent = agents[members[0]]
+            if hasattr(agent, "act_batch"):
+                actions[members] = agent.act_batch(observations[members], masks[members])
+            else:
+                actions[members] = [agent.act(observations[i], masks[i]) for i in members]
+        return actions
+
+
+class CratesVectorEnv(VectorEnv):
+    """``num_envs`` games of ``Crates-v0``, stepped together.
+
+    Takes ``Crates-v0``'s options (``preset``, ``num_players``, ``learner_seat``, ``opponents``,
+    ``partner_is_learner``, ``illegal_action``, ``illegal_reward``, and ``raw_env``'s: reward
+    mode, scale and timing, ``one_card``, ruleset options) and ``engine`` ("auto": the compiled
+    engine wherever it plays the table; "vector"; "reference"), ``autoreset_mode``
+    (Gymnasium's ``AutoresetMode``: ``NEXT_STEP``, the default, or ``SAME_STEP``) and
+    ``seating`` (a ``Seating`` instead of ``learner_seat``, ``opponents`` and
+    ``partner_is_learner``).
+
+    Observations are float32 ``[num_envs, size]``, the single env's vectors; actions one int
+    per game. ``infos`` hold, per game, the learner's ``seat``, the hands finished since its
+    last decision (``hands_ended``, ``hand_points`` per seat, ``ended_by``, ``went_out``, as
+    ``crates_env.env.step_info`` counts them), its next decision's ``action_mask`` (bool) and
+    ``illegal``. A finished game's info adds its ``scores`` (per side) and the learner's
+    ``side``, its ``win`` (1, or the share of a tie) and ``opponents`` (the lineup's name). With
+    ``NEXT_STEP`` a finished game's slot returns its final observation, and the next ``step``
+    ignores its action and starts the next game (reward 0); with ``SAME_STEP`` the slot already
+    holds the next game and ``infos["final_obs"]``, ``infos["final_info"]`` hold the finished
+    one's (as Gymnasium's ``SyncVectorEnv`` does).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # noqa: RUF012
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        preset: str = "crates",
+        num_players: int | None = None,
+        learner_seat: int | str = 0,
+        opponents: Opponent | Sequence[Opponent | None] | None = None,
+        partner_is_learner: bool = True,
+        illegal_action: str = "penalize",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        *,
+        engine: str = "auto",
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        seating: Seating | None = None,
+        **env_kwargs: Any,
+    ) -> None:
+        if int_value(num_envs) is None or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, not {num_envs!r}")
+        if render_mode is not None:
+            raise ValueError(
+                f"CratesVectorEnv does not render (render_mode={render_mode!r}); render one "
+                "game with gym.make('Crates-v0', render_mode='ansi')"
+            )
+        self.illegal_action = one_of("illegal_action", illegal_action, ("penalize", "raise"))
+        self.illegal_reward = finite_number("illegal_reward", illegal_reward)
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
+        one_of("engine", engine, ENGINES)
+        self.games = game_batch(
+            int(num_envs),
+            engine,
+            preset=preset,
+            num_players=num_players,
+            autoreset=False,
+            **env_kwargs,
+        )
+        self.rules = self.games.rules
+        self.num_envs = int(num_envs)
+        n = self.rules.num_players
+        self.seating = seating or TableSeating(
+            n, self.rules.side_of, learner_seat, opponents, partner_is_learner
+        )
+        self.single_observation_space = self._observation_space()
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        b = self.num_envs
+        self._learner = np.zeros((b, n), dtype=bool)  # [game, seat]: the learner plays it
+        self._seat = np.zeros(b, dtype=np.int64)  # the learner's seat (its side's first)
+        self._lineups: list[Lineup | None] = [None] * b
+        self._random = np.zeros(b, dtype=bool)  # the game's opponents play at random
+        self._random_rng = np.random.default_rng()
+        self._pending = np.zeros(b)  # the learner's reward since its last decision
+        self._potential = np.zeros(b)  # the shaping potential at that decision
+        self._to_reset = np.zeros(b, dtype=bool)  # NEXT_STEP: finished, restarted at next step
+        self._started = False
+        self._team_of_seat = np.array([self.rules.team_of(s) for s in range(n)])
+        # what a game has scored before its first hand, and at the learner's last decision
+        self._initial_scores = np.tile(np.asarray(self.rules.initial_scores), (b, 1))
+        self._no_hands = np.zeros(b, dtype=np.int64)
+        self._no_games = np.zeros(b, dtype=bool)
+        self._all = np.ones(b, dtype=bool)
+        self._scores, self._hands = self._initial_scores, self._no_hands
+
+    def _observation_space(self) -> spaces.Box:
+        observer = self.games.observer
+        return spaces.Box(observer.low, observer.high, dtype=np.float32)
+
+    # ------------------------------------------------------------------ Gymnasium API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """New games in every slot: slot ``i``'s from seed ``seed + i`` (None: fresh entropy).
+        ``options`` are not taken (a stacked deal is the single env's)."""
+        if seed is not None and (int_value(seed) is None or seed < 0):
+            raise ValueError(f"seed must be an int >= 0 or None, not {seed!r}")
+        if options:
+            raise ValueError(
+                f"CratesVectorEnv.reset takes no options (got {sorted(options)}); stack a deal "
+                "with the single env, gym.make('Crates-v0')"
+            )
+        super().reset(seed=seed)
+        seed = None if seed is None else int(seed)
+        self.seating.reset(seed, self.num_envs)
+        self._random_rng = np.random.default_rng(None if seed is None else [seed, 1])
+        self._to_reset[:] = False
+        self._start_live(np.arange(self.num_envs))
+        self._started = True
+        infos = self._infos(self._initial_scores, self._no_hands, self._no_games)
+        self._mark_decision()
+        return self._observe(), infos
+
+    def step(
+        self, actions: np.ndarray | Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if not self._started:
+            raise ValueError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(
+                f"actions must be {self.num_envs} ints (one per game), not {actions.dtype} of "
+                f"shape {actions.shape}"
+            )
+        restarting = self._to_reset.copy()
+        moving, illegal = self._legal(actions, ~restarting)
+        rewards, _ = self.games.step(np.where(moving, actions, 0), active=moving)
+        self._collect(rewards)
+        self._advance()
+        out = self._pending.copy()
+        self._pending[:] = 0.0
+        shaping = self._shaping_potential()
+        if shaping is not None:
+            out[moving] += shaping[moving] - self._potential[moving]
+            self._potential[moving] = shaping[moving]
+        out[illegal] = self.illegal_reward
+        over = moving & self.games.game_over
+        truncated = over & self.games.truncated
+        infos = self._infos(self._scores, self._hands, illegal)
+        infos.update(self._final_infos(over))
+        obs = self._observe()
+        if over.any():
+            obs[over] = self._observe(seats=self._seat)[over]  # the learner's own final view
+            if self.autoreset_mode == AutoresetMode.SAME_STEP:
+                infos = self._same_step_reset(over, obs, infos)
+            else:
+                self._to_reset |= over
+        if restarting.any():  # NEXT_STEP: the games that ended on the last step give way
+            self._to_reset[restarting] = False
+            self._fresh(restarting, obs, infos)
+            out[restarting] = 0.0
+        self._mark_decision()
+        return obs, out, over & ~truncated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """bool ``[num_envs, 63]``: the legal actions of each game's pending decision (none in
+        a finished game awaiting its restart)."""
+        masks = self.games.legal_mask().astype(bool)
+        masks[self._to_reset] = False
+        return masks
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self._started = False
+
+    def _legal(self, actions: np.ndarray, playing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which games move (``playing`` and a legal action) and which refuse an illegal one
+        (``illegal_action="raise"``: a ValueError naming the first)."""
+        masks = self.games.legal_mask()
+        inside = (actions >= 0) & (actions < NUM_ACTIONS)
+        legal = np.zeros(self.num_envs, dtype=bool)
+        legal[inside] = masks[inside, actions[inside]] == 1
+        illegal = playing & ~legal
+        if illegal.any() and self.illegal_action == "raise":
+            i = int(np.flatnonzero(illegal)[0])
+            allowed = ", ".join(str(a) for a in np.flatnonzero(masks[i]))
+            raise ValueError(f"game {i}: illegal action {actions[i]}; legal: {allowed}")
+        return playing & legal, illegal
+
+    # ------------------------------------------------------------------ games
+    def _start_live(self, slots: np.ndarray) -> None:
+        """New games in ``slots``, played until the learner decides; a game that ends before
+        (possible only in very short schedules) holds nothing to learn and the next is dealt.
+        What the opponents' moves paid the learner meanwhile comes with its first step."""
+        started = slots
+        for _ in range(FIRST_DECISION_TRIES):
+            if not slots.size:
+                break
+            self._new_games(slots)
+            self._advance(slots)
+            slots = slots[self.games.game_over[slots]]
+        else:
+            raise RuntimeError("1,000 games in a row ended before the learner's first decision")
+        shaping = self._shaping_potential()
+        if shaping is not None:
+            self._potential[started] = shaping[started]
+
+    def _new_games(self, slots: np.ndarray) -> None:
+        lineups = [self.seating.new_game(int(i)) for i in slots]
+        self.games.start_from(slots, [lineup.deal for lineup in lineups])
+        for i, lineup in zip(slots, lineups, strict=True):
+            self._lineups[i] = lineup
+            self._learner[i] = False
+            self._learner[i, list(lineup.learner)] = True
+            self._seat[i] = lineup.seat
+            self._random[i] = lineup.who == RANDOM
+        self._pending[slots] = 0.0
+
+    def _advance(self, slots: np.ndarray | None = None) -> None:
+        """Play the opponents of ``slots`` (default: every game) until each game waits for the
+        learner or is over: random seats in one call, the others a round at a time, the
+        waiting games of each lineup name together."""
+        games, b = self.games, self.num_envs
+        within = np.ones(b, dtype=bool)
+        if slots is not None:
+            within[:] = False
+            within[slots] = True
+        randoms = np.flatnonzero(within & self._random)
+        if randoms.size:
+            seats = ~self._learner & self._random[:, None]
+            self._pending += games.play_random_seats(seats, self._seat, self._random_rng, randoms)
+        while True:
+            to_play = games.to_play
+            waiting = within & ~games.game_over & ~self._learner[np.arange(b), to_play]
+            if not waiting.any():
+                return
+            masks, observations = games.legal_mask().astype(bool), games.observe()
+            actions = np.zeros(b, dtype=np.int64)
+            groups: dict[str, list[int]] = {}
+            for i in np.flatnonzero(waiting):
+                groups.setdefault(self._lineups[i].who, []).append(int(i))
+            for who, members in groups.items():
+                rows = np.asarray(members)
+                seated = [self._lineups[i].agents for i in members]
+                agents = (
+                    None
+                    if seated[0] is None
+                    else [agents[to_play[i]] for agents, i in zip(seated, members, strict=True)]
+                )
+                chosen = self.seating.act(who, agents, observations[rows], masks[rows], games, rows)
+                actions[rows] = chosen
+            rewards, _ = games.step(actions, active=waiting)
+            self._collect(rewards)
+
+    def _collect(self, rewards: np.ndarray) -> None:
+        """Add the learner's reward (its seat's) of one step of the games."""
+        self._pending += rewards[np.arange(self.num_envs), self._seat]
+
+    def _fresh(self, slots: np.ndarray, obs: np.ndarray, infos: dict[str, Any]) -> None:
+        """New games in the (finished) games of ``slots``: their rows of ``obs`` and of the
+        infos every game has become the new games' first ones."""
+        rows = np.flatnonzero(slots)
+        self._start_live(rows)
+        obs[rows] = self._observe()[rows]
+        fresh = self._infos(self._initial_scores, self._no_hands, self._no_games)
+        for key in fresh:
+            infos[key][rows] = fresh[key][rows]
+
+    def _same_step_reset(self, over: np.ndarray, obs: np.ndarray, infos: dict) -> dict:
+        """SAME_STEP: the finished games' slots take new games at once; the finished ones'
+        observations and infos go to ``final_obs`` and ``final_info``."""
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(over):
+            final_obs[i] = obs[i].copy()
+        final_info = {  # as Gymnasium's vector envs gather them: only the finished games'
+            key: _rows_only(value, over & infos[f"_{key}"])
+            for key, value in infos.items()
+            if not key.startswith("_") and (over & infos[f"_{key}"]).any()
+        }
+        final_info.update({f"_{key}": over & infos[f"_{key}"] for key in list(final_info)})
+        infos = {key: value for key, value in infos.items() if key.lstrip("_") in STEP_INFOS}
+        self._fresh(over, obs, infos)
+        infos.update(
+            final_obs=final_obs,
+            _final_obs=over.copy(),
+            final_info=final_info,
+            _final_info=over.copy(),
+        )
+        return infos
+
+    def _mark_decision(self) -> None:
+        """Every game waits for the learner: what it has scored by now, for the next infos."""
+        self._scores, self._hands = self.games.scores, self.games.hands_played
+
+    # ------------------------------------------------------------------ what the learner sees
+    def _observe(self, seats: np.ndarray | None = None) -> np.ndarray:
+        """The learner's observation in every game (of ``seats[i]``; default the seat to
+        play)."""
+        return self.games.observe(seats)
+
+    def _shaping_potential(self) -> np.ndarray | None:
+        """Per game, a potential whose change is added to the learner's reward at each of its
+        steps (potential-based shaping); None: no shaping."""
+        return None
+
+    def _infos(self, scores: np.ndarray, hands: np.ndarray, illegal: np.ndarray) -> dict:
+        """Every game's info: the hands finished since ``scores`` and ``hands`` (the learner's
+        last decision's), the learner's seat, its next mask, ``illegal``."""
+        now, played = self.games.scores, self.games.hands_played
+        ended = (played - hands).astype(np.int64)
+        points = (now - scores)[:, self._team_of_seat].astype(np.float64)
+        ended_by = np.zeros(self.num_envs, dtype=np.int64)
+        went_out = np.full(self.num_envs, -1, dtype=np.int64)
+        for i in np.flatnonzero(ended > 0):
+            (last,) = self.games.hand_log(int(i), int(played[i]) - 1)
+            ended_by[i] = HAND_ENDINGS.index(last.ended_by)
+            went_out[i] = -1 if last.went_out is None else last.went_out
+        infos = {
+            "seat": self._seat.copy(),
+            "hands_ended": ended,
+            "hand_points": points,
+            "ended_by": ended_by,
+            "went_out": went_out,
+            "action_mask": self.action_masks(),
+        }
+        # as the single env: only a refused step's info says so
+        return {
+            **_with_masks(infos, self._all),
+            "illegal": illegal.copy(),
+            "_illegal": illegal.copy(),
+        }
+
+    def _final_infos(self, over: np.ndarray) -> dict:
+        """What a finished game adds to its info: the scores per side, the learner's side,
+        its win (1, or its share of a tie) and its opponents' name."""
+        if not over.any():
+            return {}
+        side = np.where(over, self._team_of_seat[self._seat], 0)
+        win = np.zeros(self.num_envs)
+        opponents = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(over):
+            winners = self.games.winners(int(i))
+            win[i] = 1 / len(winners) if side[i] in winners else 0.0
+            opponents[i] = self._lineups[i].who
+        scores = np.where(over[:, None], self.games.scores, 0)
+        return _with_masks(
+            {"scores": scores, "side": side, "win": win, "opponents": opponents}, over
+        )
+
+
+def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
+    valid = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+    for choice in valid:
+        if mode == choice or mode == choice.value:
+            return choice
+    names = ", ".join(f"AutoresetMode.{m.name}" for m in valid)
+    raise ValueError(f"autoreset_mode={mode!r} is not valid; use one of {names}")
+
+
+def _with_masks(infos: dict[str, Any], rows: np.ndarray) -> dict[str, Any]:
+    """Gymnasium's vector infos: each key's array, and ``_key`` saying which games have it."""
+    return {**infos, **{f"_{key}": rows.copy() for key in infos}}
+
+
+def _rows_only(value: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``value`` with the rows outside ``rows`` blanked (zeros, None)."""
+    out = np.zeros_like(value) if value.dtype != object else np.full(len(value), None, object)
+    out[rows] = value[rows]
+    return out
+
+
+__all__ = ["RANDOM", "CratesVectorEnv", "Lineup", "Seating", "TableSeating"]
