@@ -43,9 +43,9 @@ STEP_INFOS += ("illegal",)
 @dataclass(frozen=True)
 class Lineup:
     """Who plays a game: dealt from ``deal`` (a reset stream, as ``raw_env``'s), the learner at
-    ``seat`` and all of ``learner``'s seats, the others by ``who``: ``RANDOM``, or the name of a group of games whose
-    opponents decide together (``Seating.act``), with ``agents`` one agent per seat (None at the
-    learner's) or None when ``who`` alone decides."""
+    ``seat`` and all of ``learner``'s seats, the others by ``who``: ``RANDOM``, or the name of a
+    group of games whose opponents decide together (``Seating.act``), with ``agents`` one agent
+    per seat (None at the learner's) or None when ``who`` alone decides."""
 
     deal: np.random.Generator
     seat: int  # the learner's seat: its rewards, its view of the final position
@@ -58,7 +58,8 @@ class Seating(Protocol):
     """Who sits where in each game of a ``CratesVectorEnv``, and how the opponents decide."""
 
     def reset(self, seed: int | None, num_envs: int) -> None:
-        """A new run of games (the env's ``reset(seed=...)``)."""
+        """The env's ``reset(seed=...)``: a seed starts the streams the games are drawn from
+        again; None goes on with them (fresh ones the first time)."""
 
     def new_game(self, slot: int) -> Lineup:
         """The lineup of the next game in ``slot``."""
@@ -109,9 +110,10 @@ class TableSeating:
         self._seat_rngs: list[np.random.Generator] = []
 
     def reset(self, seed: int | None, num_envs: int) -> None:
-        seeds = [None] * num_envs if seed is None else [seed + i for i in range(num_envs)]
-        self._streams = [np.random.default_rng(s) for s in seeds]
-        self._seat_rngs = [np.random.default_rng(s) for s in seeds]
+        if seed is not None or len(self._streams) != num_envs:
+            seeds = [None] * num_envs if seed is None else [seed + i for i in range(num_envs)]
+            self._streams = [np.random.default_rng(s) for s in seeds]
+            self._seat_rngs = [np.random.default_rng(s) for s in seeds]
         for agent in {id(a): a for a in self.opponents or () if a is not None}.values():
             if hasattr(agent, "reset"):
                 agent.reset()
@@ -156,7 +158,8 @@ class CratesVectorEnv(VectorEnv):
     last decision (``hands_ended``, ``hand_points`` per seat, ``ended_by``, ``went_out``, as
     ``crates_env.env.step_info`` counts them), its next decision's ``action_mask`` (bool) and
     ``illegal``. A finished game's info adds its ``scores`` (per side) and the learner's
-    ``side``, its ``win`` (1, or the share of a tie) and ``opponents`` (the lineup's name). With
+    ``side``, its ``win`` (1, or the share of a tie), the ``hands`` played, the ``pressures``
+    each side took and ``opponents`` (the lineup's name). With
     ``NEXT_STEP`` a finished game's slot returns its final observation, and the next ``step``
     ignores its action and starts the next game (reward 0); with ``SAME_STEP`` the slot already
     holds the next game and ``infos["final_obs"]``, ``infos["final_info"]`` hold the finished
@@ -238,8 +241,10 @@ class CratesVectorEnv(VectorEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """New games in every slot: slot ``i``'s from seed ``seed + i`` (None: fresh entropy).
-        ``options`` are not taken (a stacked deal is the single env's)."""
+        """New games in every slot: slot ``i``'s from seed ``seed + i``, as a single env's
+        ``reset(seed=seed + i)``; None goes on drawing from the streams already seeded (fresh
+        entropy the first time). ``options`` are not taken (a stacked deal is the single
+        env's)."""
         if seed is not None and (int_value(seed) is None or seed < 0):
             raise ValueError(f"seed must be an int >= 0 or None, not {seed!r}")
         if options:
@@ -250,7 +255,8 @@ class CratesVectorEnv(VectorEnv):
         super().reset(seed=seed)
         seed = None if seed is None else int(seed)
         self.seating.reset(seed, self.num_envs)
-        self._random_rng = np.random.default_rng(None if seed is None else [seed, 1])
+        if seed is not None:  # None goes on with the streams
+            self._random_rng = np.random.default_rng([seed, 1])
         self._to_reset[:] = False
         self._start_live(np.arange(self.num_envs))
         self._started = True
@@ -468,7 +474,8 @@ class CratesVectorEnv(VectorEnv):
 
     def _final_infos(self, over: np.ndarray) -> dict:
         """What a finished game adds to its info: the scores per side, the learner's side,
-        its win (1, or its share of a tie) and its opponents' name."""
+        its win (1, or its share of a tie), the hands played, the pressures each side took and
+        its opponents' name."""
         if not over.any():
             return {}
         side = np.where(over, self._team_of_seat[self._seat], 0)
@@ -478,10 +485,15 @@ class CratesVectorEnv(VectorEnv):
             winners = self.games.winners(int(i))
             win[i] = 1 / len(winners) if side[i] in winners else 0.0
             opponents[i] = self._lineups[i].who
-        scores = np.where(over[:, None], self.games.scores, 0)
-        return _with_masks(
-            {"scores": scores, "side": side, "win": win, "opponents": opponents}, over
-        )
+        final = {
+            "scores": np.where(over[:, None], self.games.scores, 0),
+            "side": side,
+            "win": win,
+            "hands": np.where(over, self.games.hands_played, 0).astype(np.int64),
+            "pressures": np.where(over[:, None], self.games.pressures_taken, 0),
+            "opponents": opponents,
+        }
+        return _with_masks(final, over)
 
 
 def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:

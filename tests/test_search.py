@@ -143,8 +143,9 @@ def test_search_demonstrations_come_from_two_processes():
 
 
 def test_search_sits_at_the_table_in_eval_and_in_self_play(tmp_path, capsys):
+    from crates_env.batch import ReferenceGames
     from train.cli import main
-    from train.selfplay import GameBatch, LearnerSpec, PoolSpec, make_batch
+    from train.selfplay import LearnerSpec, PoolSpec, make_batch
 
     argv = ["eval", "--agents", "search", "heuristic", "--deals", "1", "--workers", "1"]
     rule = ["--rule", "deal_schedule=[2, 1]", "--quiet", "--no-tensorboard"]
@@ -152,7 +153,7 @@ def test_search_sits_at_the_table_in_eval_and_in_self_play(tmp_path, capsys):
     assert "search" in capsys.readouterr().out
     spec = PoolSpec(scripted={"search": 1.0})
     batch = make_batch(2, {"deal_schedule": [2, 1]}, spec, LearnerSpec(), None, seed=1)
-    assert isinstance(batch, GameBatch)  # it looks ahead in the reference engine's games
+    assert isinstance(batch.games, ReferenceGames)  # it looks ahead in the reference games
     _, masks = batch.reset()
     for _ in range(10):
         _, _, _, _, masks = batch.step([int(np.flatnonzero(m)[0]) for m in masks])

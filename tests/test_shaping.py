@@ -12,7 +12,7 @@ from crates_env import Game
 from crates_env.rules import make_ruleset
 from train.config import load_config
 from train.ppo import STATE, train
-from train.selfplay import GameBatch, LearnerSpec, PoolSpec
+from train.selfplay import LearnerSpec, PoolSpec, make_batch
 from train.shaping import PressureShaping
 
 CRATES = make_ruleset("crates", 4)
@@ -51,13 +51,13 @@ def _play(learner: LearnerSpec, games: int = 4):
     """Random learner moves (the same for both specs: the shaping does not change the play);
     per finished game, the rewards' total and every step's reward."""
     kwargs = {"deal_schedule": [8, 3, 1], "reward_mode": "relative"}
-    batch = GameBatch(2, kwargs, PoolSpec(scripted={"random": 1.0}), learner, None, 5)
-    batch.reset()
+    pool = PoolSpec(scripted={"random": 1.0})
+    batch = make_batch(2, kwargs, pool, learner, None, 5, engine="reference")
+    _, masks = batch.reset()
     rng = np.random.default_rng(0)
     totals, steps, finished = [0.0, 0.0], [[], []], []
     while len(finished) < games:
-        masks = batch._observe_all()[1]
-        _, rewards, dones, infos, _ = batch.step(
+        _, rewards, dones, infos, masks = batch.step(
             [int(rng.choice(np.flatnonzero(m))) for m in masks]
         )
         for i in range(2):

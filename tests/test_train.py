@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
 import pytest
 import torch
 
-from agents import make_agent
+from crates_env.batch import ReferenceGames
+from crates_env.vector import VectorGame
 from train.cli import main
 from train.config import load_config
 from train.ppo import LATEST, STATE, make_vec_env, train
-from train.selfplay import GameBatch, LearnerSpec, OpponentPool, PoolSpec, VectorBatch, make_batch
+from train.selfplay import LearnerSpec, OpponentPool, PoolSpec, make_batch
 
 torch.set_num_threads(1)
 
@@ -74,34 +76,82 @@ def test_missing_config_file():
         load_config("configs/nope.yaml")
 
 
-def test_opponents_get_one_observation_each_and_random_gets_none():
-    spec = PoolSpec(scripted={"random": 1.0, "greedy": 1.0})
-    batch = GameBatch(6, {"deal_schedule": [3, 2]}, spec, LearnerSpec(), None, seed=5)
-    batch.reset()
-    seen = set()
-    for i, env in enumerate(batch.envs):
-        seat = env.game.to_play
-        agent = make_agent(batch.opponent[i], batch.table, seed=0)
-        view = batch._opponent_view(env, seat, agent)
-        if batch.opponent[i] == "random":  # decides from the mask alone
-            assert not view.any()
-        else:
-            assert np.array_equal(view, env.observe(env.agent_selection)["observation"])
-        seen.add(batch.opponent[i])
-    assert seen == {"random", "greedy"}
+# Self-play as SB3 sees it, pinned: recorded with the two batch drivers it had before it became
+# the Gymnasium vector env's adapter (GameBatch, VectorBatch at commit 6ec5edb). A deliberate
+# change of the games, seats, opponents or rewards changes a digest: record the new one and say
+# why.
+SELF_PLAY_GOLDEN = [
+    (
+        "vector",
+        {"preset": "crates", "num_players": 4, "deal_schedule": [3, 2]},
+        {"random": 1.0, "heuristic": 1.0, "greedy": 1.0},
+        "none",
+        ("4771e0a983b6694f", 20),
+    ),
+    (
+        "vector",
+        {
+            "preset": "kreights",
+            "num_players": 3,
+            "reward_mode": "relative",
+            "reward_timing": "event",
+            "deal_schedule": [4, 1, 3],
+        },
+        {"greedy": 1.0, "random": 1.0},
+        "symlog",
+        ("f482cd8586005f65", 18),
+    ),
+    (
+        "reference",
+        {"preset": "crates", "num_players": 4, "one_card": "auto", "deal_schedule": [3, 2]},
+        {"heuristic": 1.0, "greedy": 1.0},
+        "symlog",
+        ("b530368755457a60", 41),
+    ),
+    (
+        "auto",
+        {"preset": "crazy_eights", "num_players": 3},
+        {"heuristic": 1.0, "greedy": 1.0},
+        "none",
+        ("f7d03ae12e04eb9b", 12),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("engine", "kwargs", "scripted", "transform", "expected"),
+    SELF_PLAY_GOLDEN,
+    ids=[f"{g[0]}-{g[1]['preset']}" for g in SELF_PLAY_GOLDEN],
+)
+def test_self_play_replays_its_recorded_games(engine, kwargs, scripted, transform, expected):
+    """Everything a self-play batch gives SB3 over 150 steps of seeded moves: observations,
+    masks, rewards, ends, terminal observations, episode returns and game summaries."""
+    spec = PoolSpec(scripted=scripted)
+    batch = make_batch(8, kwargs, spec, LearnerSpec(reward_transform=transform), None, 7, engine)
+    obs, masks = batch.reset()
+    digest, rng, games = hashlib.sha256(), np.random.default_rng(3), 0
+    for _ in range(150):
+        digest.update(obs.tobytes() + masks.astype(bool).tobytes())
+        actions = [int(rng.choice(np.flatnonzero(m))) for m in masks]
+        obs, rewards, dones, infos, masks = batch.step(actions)
+        digest.update(np.asarray(rewards, np.float32).tobytes() + np.asarray(dones).tobytes())
+        for info in filter(None, infos):
+            games += 1
+            ending = [info["TimeLimit.truncated"], info["episode"], info["game"]]
+            digest.update(info["terminal_observation"].tobytes() + json.dumps(ending).encode())
+    assert (digest.hexdigest()[:16], games) == expected
 
 
 @pytest.mark.parametrize("engine", ["reference", "vector"])
 def test_learner_rewards_add_up_to_its_sides_game_points(engine):
     spec = PoolSpec(scripted={"random": 1.0})
     batch = make_batch(3, {"deal_schedule": [3, 2]}, spec, LearnerSpec(), None, 5, engine)
-    batch.reset()
+    _, masks = batch.reset()
     rng = np.random.default_rng(0)
     totals, finished = [0.0] * 3, []
     while len(finished) < 6:
-        masks = batch._observe_all()[1]
         actions = [int(rng.choice(np.flatnonzero(m))) for m in masks]
-        _, rewards, dones, infos, _ = batch.step(actions)
+        _, rewards, dones, infos, masks = batch.step(actions)
         for i in range(3):
             totals[i] += rewards[i]
             if dones[i]:
@@ -146,7 +196,7 @@ def test_compiled_self_play_plays_the_reference_batchs_games(kwargs, scripted):
     spec, learner = PoolSpec(scripted=scripted), LearnerSpec(reward_transform="symlog")
     reference = make_batch(4, kwargs, spec, learner, None, seed=9, engine="reference")
     compiled = make_batch(4, kwargs, spec, learner, None, seed=9, engine="vector")
-    assert isinstance(reference, GameBatch) and isinstance(compiled, VectorBatch)
+    assert isinstance(reference.games, ReferenceGames) and isinstance(compiled.games, VectorGame)
     obs, masks = reference.reset()
     vobs, vmasks = compiled.reset()
     rng = np.random.default_rng(2)
@@ -182,10 +232,10 @@ def test_snapshot_opponents_decide_in_batches(monkeypatch):
     sizes = []
     real = OpponentPool.act_batch
 
-    def spy(self, who, agents, obs, masks):
+    def spy(self, who, agents, obs, masks, envs=None):
         if who.startswith("snapshot:"):
             sizes.append(len(obs))
-        return real(self, who, agents, obs, masks)
+        return real(self, who, agents, obs, masks, envs)
 
     monkeypatch.setattr(OpponentPool, "act_batch", spy)
     config = load_config("configs/default.yaml", [*TINY, "opponents.scripted={}", "num_envs=8"])

@@ -381,7 +381,8 @@ def _check_values(c: TrainConfig) -> None:
         raise ValueError(
             f"reward_timing {c.reward_timing!r} is not one of {', '.join(REWARD_TIMINGS)}"
         )
-    from train.selfplay import ENGINES, vector_refusal
+    from crates_env.batch import ENGINES
+    from train.selfplay import vector_refusal
 
     if c.engine not in ENGINES:
         raise ValueError(f"engine {c.engine!r} is not one of {', '.join(ENGINES)}")

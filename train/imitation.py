@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents import Table, decide, make_agent
+from agents import Table, make_agent
+from agents.base import decide_batch
 from crates_env.env import raw_env
 from train.config import TrainConfig, WarmStartConfig
 from train.files import load_arrays, save_arrays
@@ -172,18 +173,13 @@ def collect(env_kwargs: dict, plan: Collection, workers: int = 1) -> Demonstrati
     engine = "reference" if searching else "auto"
     games = make_batch(plan.num_envs, env_kwargs, pool, plan.learner, None, seed, engine)
     public = table.obs_size
-    envs = games.envs if searching else [None] * plan.num_envs
     running: list[list[tuple]] = [[] for _ in range(plan.num_envs)]
     finished: list[tuple] = []
     points: list[float] = []
     obs, masks = games.reset()
     while len(points) < plan.games:
-        actions = np.array(
-            [
-                decide(t, env, o[:public], m)
-                for t, env, o, m in zip(teachers, envs, obs, masks, strict=True)
-            ]
-        )
+        envs = [games.games.game(i) for i in range(plan.num_envs)] if searching else None
+        actions = decide_batch(teachers, obs[:, :public], masks, envs)
         next_obs, rewards, dones, infos, next_masks = games.step(actions)
         for i in range(plan.num_envs):
             running[i].append((obs[i], masks[i], actions[i], float(rewards[i])))

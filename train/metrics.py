@@ -17,30 +17,32 @@ def game_summary(
     opponent: str,
     side: int,
     scores: Sequence[int],
-    winners: Sequence[int],
+    win: float,
     hands: int,
     pressures: int,
 ) -> dict[str, Any]:
     """A finished game from the learner's side, as the training curves plot it (``game/...``
-    in TensorBoard, on either backend)."""
+    in TensorBoard, on either backend): ``win`` is 1 if its side alone won, its share of a
+    tie, 0 otherwise."""
     others = [s for t, s in enumerate(scores) if t != side]
     return {
         "opponent": opponent.split(":")[0],
         "points": int(scores[side]),
         "opponent_points": float(np.mean(others)),
         "hands": int(hands),
-        "win": 1 / len(winners) if side in winners else 0.0,
+        "win": float(win),
         "pressures": int(pressures),
     }
 
 
 def game_summary_of(g: Game, side: int, opponent: str) -> dict[str, Any]:
     """``game_summary`` of a finished game of the reference engine."""
+    winners = g.winners()  # the preset's own rule: lowest, highest or last left
     return game_summary(
         opponent,
         side,
         g.scores,
-        g.winners(),  # the preset's own rule: lowest, highest or last left
+        1 / len(winners) if side in winners else 0.0,
         len(g.results),
         sum(r.pressures[side] for r in g.results),
     )
