@@ -242,6 +242,11 @@ class ReferenceGames(GameBatch):
         return self._field(lambda g: g.scores, np.int64, self.rules.num_teams)
 
     @property
+    def stars(self) -> np.ndarray:
+        """int ``[B, num_players]``: each seat's stars (kreights)."""
+        return self._field(lambda g: g.stars, np.int64, self.num_players)
+
+    @property
     def pressures_taken(self) -> np.ndarray:
         """int ``[B, teams]``: the shuffle pressures each side has taken this game."""
         return self._field(lambda g: g.game_state.pressure_count, np.int64, self.rules.num_teams)

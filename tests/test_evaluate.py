@@ -247,3 +247,67 @@ def test_ratings_follow_the_standing_not_the_lowest_score():
     summaries = summarize(config(preset="crazy_eights", num_players=2, options={}), records)
     first, second = summaries.agents
     assert first.rating_mu > second.rating_mu
+
+
+# The records of the harness that played one game at a time on the reference engine
+# (train.evaluation.games.play_game at commit 23585a6), digested: whichever engine plays them now,
+# a batch at a time, they must not change.
+ONE_AT_A_TIME = [
+    (
+        {
+            "agents": ("checkpoints/crates_4p.zip", "heuristic"),
+            "options": {"deal_schedule": [3, 2]},
+        },
+        ("fd8fd2bc2086809c", 6),
+    ),
+    (
+        {
+            "agents": ("greedy", "random", "heuristic"),
+            "preset": "kreights",
+            "num_players": 3,
+            "deals": 2,
+            "options": {"deal_schedule": [2, 1]},
+        },
+        ("5dd9782ff22799e4", 6),
+    ),
+    (
+        {
+            "agents": ("greedy", "random"),
+            "num_players": 5,
+            "deals": 2,
+            "options": {"deal_schedule": [2, 1]},
+        },
+        ("8a17cb412ed63cc9", 4),
+    ),
+    (
+        {"agents": ("heuristic", "random"), "preset": "crazy_eights", "deals": 2, "options": {}},
+        ("6b6a437d726c67ef", 4),
+    ),
+]
+
+
+def _digest(records: list[GameRecord]) -> tuple[str, int]:
+    import dataclasses
+    import hashlib
+
+    text = json.dumps([dataclasses.asdict(r) for r in records], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16], len(records)
+
+
+@pytest.mark.parametrize(("kw", "expected"), ONE_AT_A_TIME, ids=[str(c[0]) for c in ONE_AT_A_TIME])
+@pytest.mark.parametrize("engine", ["auto", "reference"])
+def test_batched_games_keep_the_records_of_one_game_at_a_time(kw, expected, engine):
+    """Every seat's points, pressures, hand points, counts drawn, stars and the standing: the
+    compiled engine where it plays the table ("auto"; crazy_eights stays on the reference one)
+    and the reference engine's batch give the records the one-game-at-a-time harness gave."""
+    num_players = kw.get("num_players", 3 if kw.get("preset") == "crazy_eights" else 4)
+    cfg = config(**{"deals": 3, **kw, "num_players": num_players, "engine": engine})
+    assert _digest(run(cfg, progress=False)) == expected
+
+
+def test_the_engines_give_the_same_records_deal_for_deal():
+    cfg = config(agents=("heuristic", "greedy"), preset="craits", deals=2)
+    compiled = run(replace(cfg, engine="vector"), progress=False)
+    assert compiled == run(replace(cfg, engine="reference"), progress=False)
+    with pytest.raises(ValueError, match="cannot play an agent that looks ahead"):
+        run(replace(cfg, agents=("search", "greedy"), engine="vector"), progress=False)

@@ -77,40 +77,41 @@ def test_ctrl_c_of_an_evaluation_writes_the_deals_played_as_a_partial_result(
     tmp_path, monkeypatch, capsys
 ):
     """It used to exit at once and write nothing: an hour of a long check lost."""
-    import train.evaluation.tournament as tournament
+    import train.evaluation.games as games
 
-    real, played = tournament.play_game, []
+    real, played = games.play_games, []
 
-    def ctrl_c_at_the_eighth_game(task):
-        if len(played) == 7:
+    def ctrl_c_at_the_third_chunk(config, tasks):
+        if len(played) == 2:
             raise KeyboardInterrupt
-        played.append(task)
-        return real(task)
+        played.append(tasks)
+        return real(config, tasks)
 
-    monkeypatch.setattr(tournament, "play_game", ctrl_c_at_the_eighth_game)
+    monkeypatch.setattr(games, "CHUNK_DEALS", 2)  # chunks of two deals, four games
+    monkeypatch.setattr(games, "play_games", ctrl_c_at_the_third_chunk)
     part = tmp_path / "part"
     assert main([*EVAL, *SHORT, "--deals", "10", "--out", str(part)]) == 130
     err = capsys.readouterr().err
-    # two lineups a deal: seven games are three deals played in both
-    assert f"interrupted after 3 of 10 deals: the partial result is in {part}" in err
+    # two chunks of two deals, each played in both lineups
+    assert f"interrupted after 4 of 10 deals: the partial result is in {part}" in err
     report = json.loads((part / "report.json").read_text())
-    assert (report["partial_of"], report["config"]["deals"]) == (10, 3)
-    monkeypatch.setattr(tournament, "play_game", real)
-    assert main([*EVAL, *SHORT, "--deals", "3", "--out", str(tmp_path / "whole")]) == 0
+    assert (report["partial_of"], report["config"]["deals"]) == (10, 4)
+    monkeypatch.setattr(games, "play_games", real)
+    assert main([*EVAL, *SHORT, "--deals", "4", "--out", str(tmp_path / "whole")]) == 0
     deals = (part / "deals.csv").read_text()
-    assert deals == (tmp_path / "whole" / "deals.csv").read_text()  # the same three deals
+    assert deals == (tmp_path / "whole" / "deals.csv").read_text()  # the same four deals
     assert main([*EVAL, *SHORT, "--deals", "2", "--seed", "9", "--out", str(tmp_path / "9")]) == 0
     (pooled,) = pooled_pairs([part / "deals.csv", tmp_path / "9" / "deals.csv"])
-    assert pooled.deals == 5
+    assert pooled.deals == 6
 
 
 def test_ctrl_c_before_any_deal_is_played_writes_nothing(tmp_path, monkeypatch, capsys):
-    import train.evaluation.tournament as tournament
+    import train.evaluation.games as games
 
-    def ctrl_c(task):
+    def ctrl_c(config, tasks):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(tournament, "play_game", ctrl_c)
+    monkeypatch.setattr(games, "play_games", ctrl_c)
     assert main([*EVAL, *SHORT, "--deals", "4", "--out", str(tmp_path / "none")]) == 130
     assert "nothing written" in capsys.readouterr().err
     assert not list((tmp_path / "none").iterdir())

@@ -286,6 +286,11 @@ class VectorGame(GameBatch):
         return self.states["scores"][:, : self.rules.num_teams].copy()
 
     @property
+    def stars(self) -> np.ndarray:
+        """int ``[B, num_players]``: each seat's stars (kreights)."""
+        return self.states["stars"][:, : self.num_players].astype(np.int64)
+
+    @property
     def pressures_taken(self) -> np.ndarray:
         """int ``[B, teams]``: the shuffle pressures each side has taken this game."""
         return self.states["pressure_count"][:, : self.rules.num_teams].copy()
@@ -304,11 +309,6 @@ class VectorGame(GameBatch):
             return np.flatnonzero(g["active"][: self.num_players]).tolist()
         teams = self.rules.num_teams
         return best_scores(self.rules, g["scores"][:teams].tolist(), g["stars"][:teams].tolist())
-
-    @property
-    def stars(self) -> np.ndarray:
-        """int ``[B, num_players]``: each seat's stars (kreights)."""
-        return self.states["stars"][:, : self.num_players].astype(np.int64)
 
     def standing(self, slot: int) -> list[float]:
         """``crates_env.payouts.final_standing`` of the game in ``slot``: per side, larger is

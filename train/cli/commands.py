@@ -74,6 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--deals", "--games", type=int, default=200, help="deals to play")
     ev.add_argument("--workers", type=int, default=2, help="worker processes (default: 2)")
     ev.add_argument(
+        "--engine",
+        default="auto",
+        help="the engine the games run on: auto (the compiled one wherever it plays the table "
+        "and no agent looks ahead in the game), vector, or reference; the same records",
+    )
+    ev.add_argument(
         "--ray",
         nargs="?",
         const="local",
@@ -222,7 +228,9 @@ def run_eval(args: argparse.Namespace) -> int:
     )
     from train.evaluation.replays import write_replays
 
-    config = eval_config(args, deals=args.deals, workers=args.workers, ray=args.ray)
+    config = eval_config(
+        args, deals=args.deals, workers=args.workers, ray=args.ray, engine=args.engine
+    )
     validate(config)
     games = len(game_tasks(config))
     if not 0 <= args.replays <= games:

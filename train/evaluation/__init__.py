@@ -2,16 +2,16 @@
 rotated, compared deal by deal, by each preset's own standing (lowest score, highest score or
 last player left).
 
-``tournament`` runs them (``games`` plays each, seeded per game, in worker processes or as Ray
-tasks: ``on_ray``), ``stats`` pairs them by deal, ``report`` prints and saves the results and
-pools saved runs, ``replays`` records games to watch in a browser, ``curves`` draws a training
-run's curves.
+``tournament`` runs them (``games`` plays them side by side as one batch of games, each seeded
+by itself, in worker processes or as Ray tasks: ``on_ray``), ``stats`` pairs them by deal,
+``report`` prints and saves the results and pools saved runs, ``replays`` records games to
+watch in a browser, ``curves`` draws a training run's curves.
 ``crates eval`` is the command line over it; training calls it for its checks against the
 baselines (``baselines``).
 """
 
 from .baselines import evaluate_against_baselines, final_table
-from .games import EvalConfig, GameRecord, Interrupted, SeatRecord, lineups, play_game
+from .games import EvalConfig, GameRecord, Interrupted, SeatRecord, lineups, play_games
 from .report import format_report, pooled_pairs, prepare_output, read_deals, write_outputs
 from .stats import AgentSummary, PairComparison, Report, summarize
 from .tournament import game_tasks, run, validate
@@ -29,7 +29,7 @@ __all__ = [
     "format_report",
     "game_tasks",
     "lineups",
-    "play_game",
+    "play_games",
     "pooled_pairs",
     "prepare_output",
     "read_deals",

@@ -6,7 +6,13 @@ the agents are seated cyclically (seat ``s`` gets agent ``(s + r) mod k``) for e
 deal cancels out, as bridge players score duplicate. Statistics are paired by deal.
 
 Each game is seeded from ``(seed, deal, lineup, seat)`` alone, so results are identical whatever
-the number of worker processes.
+the number of worker processes, Ray tasks or games played side by side.
+
+``play_games`` plays a run of games side by side as one batch of games
+(``crates_env.batch.game_batch``: the compiled engine wherever it plays the table and no agent
+looks ahead in the reference engine's games), every agent at its own seat of its own game and
+the agents of one kind deciding together (``agents.decide_batch``: HeuristicAgent's compiled
+twin, one forward pass of a network, SearchAgent's rollouts together).
 """
 
 from __future__ import annotations
@@ -19,12 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from agents import Table, decide, make_agent
+from agents import Table, make_agent
+from agents.base import decide_batch
 from crates_env.actions import DRAW
-from crates_env.env import play_seats, raw_env
+from crates_env.batch import game_batch
 from crates_env.game import Game
-from crates_env.payouts import final_standing
 from train.workers import serve_parent
+
+CHUNK_DEALS = 64  # deals a worker plays side by side: a few hundred games, one batch
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,9 @@ class EvalConfig:
     seed: int = 0
     workers: int = 2
     options: dict[str, Any] = field(default_factory=dict)
+    # the engine: "auto" (the compiled one wherever it plays the table and no agent looks ahead
+    # in the reference engine's games), "vector" to insist, "reference"; the same records
+    engine: str = "auto"
     # None: worker processes on this machine; "local": Ray (RAY_ADDRESS's cluster if set, else a
     # local Ray of ``workers`` CPUs); or a Ray cluster's address
     ray: str | None = None
@@ -93,81 +104,136 @@ def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
 
 
 # ---------------------------------------------------------------------- playing (worker side)
-_WORKER: dict[str, Any] = {}
-
-
-def init_worker(config: EvalConfig) -> None:
+def init_worker() -> None:
     """A worker process: it dies with its parent, and plays on one torch thread (workers that
     each take every core for a network's forward pass fight over the cores, and all of them
     crawl). Ray sets its tasks' threads itself."""
     serve_parent()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    init_player(config)
-
-
-def init_player(config: EvalConfig) -> None:
-    """Get this process ready to play ``config``'s games (``play_game``)."""
-    env = raw_env(**config.env_kwargs())
-    table = Table.from_env(env)
-    _WORKER.update(config=config, env=env, table=table)
 
 
 def _seed(*parts: int) -> int:
     return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
 
 
-def play_game(
-    task: tuple[int, int, tuple[int, ...]], watch: Callable[[Game, int], None] | None = None
-) -> GameRecord:
-    """Play deal ``deal`` with the agents seated by ``lineup``; ``watch(game, action)`` sees
-    each action just before it is applied (a replay's recorder)."""
-    deal, index, lineup = task
-    config: EvalConfig = _WORKER["config"]
-    env: raw_env = _WORKER["env"]
-    rules = env.rules
-    # A fresh agent a seat, seeded by the game and seat alone (a checkpoint is loaded once a
-    # process: agents.policy)
-    seats = [
-        make_agent(config.agents[a], _WORKER["table"], seed=_seed(config.seed, deal, index, s))
-        for s, a in enumerate(lineup)
-    ]
-    for agent in seats:
-        agent.reset()
-    env.reset(seed=_seed(config.seed, deal))
-    g = env.game
-    counts_drawn = [0] * rules.num_players
-
-    def choose(seat: int, obs: dict) -> int:
-        action = decide(seats[seat], env, obs["observation"], obs["action_mask"])
-        if action == DRAW:
-            counts_drawn[seat] += g.view(seat).count  # 0 when no count runs
-        if watch is not None:
-            watch(g, action)
-        return action
-
-    play_seats(env, choose)
-    return _record(deal, index, lineup, g, rules, counts_drawn)
+def looks_ahead(config: EvalConfig, table: Table) -> bool:
+    """Whether an agent of ``config`` looks ahead in the reference engine's game
+    (SearchAgent): its games then run on that engine; ``engine="vector"`` says it cannot."""
+    ahead = any(
+        getattr(make_agent(spec, table, seed=0), "needs_env", False)
+        for spec in dict.fromkeys(config.agents)
+    )
+    if ahead and config.engine == "vector":
+        raise ValueError("engine='vector' cannot play an agent that looks ahead in the game")
+    return ahead
 
 
-def _record(deal, index, lineup, g, rules, counts_drawn) -> GameRecord:
-    winners = g.winners()
-    team_of = [rules.team_of(s) for s in range(rules.num_players)]
-    pressures = [sum(r.seat_pressures[s] for r in g.results) for s in range(rules.num_players)]
-    records = []
-    for s, agent in enumerate(lineup):
-        hand_points: dict[int, list[int]] = defaultdict(list)
-        for result in g.results:
-            hand_points[result.deal_size].append(result.team_points[team_of[s]])
-        records.append(
+def play_games(
+    config: EvalConfig,
+    tasks: list[tuple[int, int, tuple[int, ...]]],
+    watch: Callable[[Game, int], None] | None = None,
+) -> list[GameRecord]:
+    """Play every task ``(deal, lineup index, lineup)`` side by side: a slot a game, the next
+    task dealt into a slot whose game ended. The records come back in task order.
+    ``watch(game, action)`` sees each action of a single task's game just before it is applied
+    (a replay's recorder): the game is then the reference engine's."""
+    table = Table.from_rules(config.preset, config.num_players, **config.options)
+    ahead = looks_ahead(config, table)
+    batch = game_batch(
+        min(len(tasks), CHUNK_DEALS * config.num_players),
+        "reference" if ahead or watch is not None else config.engine,
+        **config.env_kwargs(),
+        autoreset=False,
+    )
+    slots: list[_Game | None] = [None] * batch.num_games
+    occupied = np.zeros(batch.num_games, dtype=bool)
+    upcoming = list(enumerate(tasks))[::-1]  # the next task last
+    records: dict[int, GameRecord] = {}
+    count_at, count_scale = table.layout["count"][0], table.scales.get("count", 1.0)
+    while len(records) < len(tasks):
+        free = np.flatnonzero(~occupied)[: len(upcoming)]
+        if free.size:
+            dealt = [upcoming.pop() for _ in free]
+            batch.start_as_env(free, [_seed(config.seed, task[0]) for _, task in dealt])
+            for slot, (index, task) in zip(free, dealt, strict=True):
+                slots[slot] = _Game(config, table, index, task)
+            occupied[free] = True
+        live = occupied & ~batch.game_over
+        rows = np.flatnonzero(live)
+        to_play = batch.to_play
+        observations, masks = batch.observe()[rows], batch.legal_mask()[rows]
+        agents = [slots[i].seats[to_play[i]] for i in rows]
+        envs = [batch.game(int(i)) for i in rows] if ahead else None
+        actions = np.zeros(batch.num_games, dtype=np.int64)
+        actions[rows] = decide_batch(agents, observations, masks, envs)
+        for i in rows if watch is not None else ():
+            watch(batch.game(int(i)), int(actions[i]))
+        for k in np.flatnonzero(actions[rows] == DRAW):  # the count a draw picks up (0: none)
+            i = rows[k]
+            slots[i].counts_drawn[to_play[i]] += round(
+                float(observations[k, count_at]) * count_scale
+            )
+        hands_before = batch.hands_played
+        batch.step(actions, active=live)
+        for i in np.flatnonzero(live & (batch.hands_played > hands_before)):
+            slots[i].score_hands(batch.hand_log(int(i), int(hands_before[i])))
+        for i in np.flatnonzero(live & batch.game_over):
+            records[slots[i].index] = slots[i].record(batch, int(i))
+            slots[i], occupied[i] = None, False
+    return [records[t] for t in range(len(tasks))]
+
+
+class _Game:
+    """One task's game while it is played: its agents, seat by seat, and what its records
+    gather hand by hand."""
+
+    def __init__(self, config: EvalConfig, table: Table, index: int, task: tuple) -> None:
+        self.index = index
+        self.deal, self.lineup_index, self.lineup = task
+        self.rules = table.rules
+        n = self.rules.num_players
+        # a fresh agent a seat, seeded by the game and seat alone (a checkpoint is loaded once a
+        # process: agents.policy)
+        self.seats = [
+            make_agent(
+                config.agents[a], table, seed=_seed(config.seed, self.deal, self.lineup_index, s)
+            )
+            for s, a in enumerate(self.lineup)
+        ]
+        for agent in self.seats:
+            agent.reset()
+        teams = self.rules.num_teams
+        self.counts_drawn = [0] * n
+        self.pressures = [0] * n
+        self.pressure_points = [0] * teams
+        self.hand_points: list[dict[int, list[int]]] = [defaultdict(list) for _ in range(teams)]
+
+    def score_hands(self, hands: list) -> None:
+        for hand in hands:
+            for team, points in enumerate(hand.team_points):
+                self.hand_points[team][hand.deal_size].append(int(points))
+                self.pressure_points[team] += int(hand.pressure_points[team])
+            for seat, taken in enumerate(hand.seat_pressures):
+                self.pressures[seat] += int(taken)
+
+    def record(self, batch, slot: int) -> GameRecord:
+        rules = self.rules
+        winners = batch.winners(slot)
+        scores = [int(x) for x in batch.scores[slot]]
+        stars = [int(x) for x in batch.stars[slot]]
+        team_of = [rules.team_of(s) for s in range(rules.num_players)]
+        seats = [
             SeatRecord(
                 agent=agent,
-                points=g.scores[team_of[s]],
-                pressure_points=sum(r.pressure_points[team_of[s]] for r in g.results),
+                points=scores[team_of[s]],
+                pressure_points=self.pressure_points[team_of[s]],
                 share_of_win=1 / len(winners) if team_of[s] in winners else 0.0,
-                hand_points=dict(hand_points),
-                pressures=pressures[s],
-                counts_drawn=counts_drawn[s],
-                stars=g.stars[s],
+                hand_points=dict(self.hand_points[team_of[s]]),
+                pressures=self.pressures[s],
+                counts_drawn=self.counts_drawn[s],
+                stars=stars[s],
             )
-        )
-    return GameRecord(deal, index, records, team_of, list(g.scores), final_standing(g))
+            for s, agent in enumerate(self.lineup)
+        ]
+        standing = [float(x) for x in batch.standing(slot)]
+        return GameRecord(self.deal, self.lineup_index, seats, team_of, scores, standing)

@@ -16,9 +16,8 @@ from typing import Any
 
 from train.workers import WorkersFailed, init_ray
 
-from .games import EvalConfig, GameRecord, Interrupted, init_player, play_game
+from .games import EvalConfig, GameRecord, Interrupted, play_games
 
-CHUNK = 8  # games a task: enough to hide a task's overhead, few enough to spread over the CPUs
 LOCAL = "local"  # --ray without an address: RAY_ADDRESS's cluster if set, else a local Ray
 # A task whose worker process dies (killed, out of memory, a node lost) is played again from
 # scratch this many times: every game is seeded by itself, so the records are the same.
@@ -44,16 +43,16 @@ def check_ray(address: str) -> Any:
 
 
 def _play_chunk(config: EvalConfig, tasks: Sequence[tuple], cwd: str) -> list[GameRecord]:
-    """A Ray task: play ``tasks`` (relative checkpoint paths read from the driver's folder where
-    the node has it)."""
+    """A Ray task: play a chunk of ``tasks`` side by side, as a worker process does
+    (relative checkpoint paths read from the driver's folder where the node has it)."""
     if Path(cwd).is_dir():
         os.chdir(cwd)
-    init_player(config)
-    return [play_game(task) for task in tasks]
+    return play_games(config, list(tasks))
 
 
-def run_on_ray(config: EvalConfig, tasks: list[tuple], bar) -> list[GameRecord]:
-    """Play ``tasks`` on the Ray cluster of ``config.ray``, records in task order."""
+def run_on_ray(config: EvalConfig, chunks: list[list[tuple]], bar) -> list[GameRecord]:
+    """Play the ``chunks`` of tasks on the Ray cluster of ``config.ray``, records in task
+    order."""
     ray = check_ray(config.ray)
     started = not ray.is_initialized()
     if started:
@@ -65,7 +64,6 @@ def run_on_ray(config: EvalConfig, tasks: list[tuple], bar) -> list[GameRecord]:
     refs: list[Any] = []
     try:
         play = ray.remote(num_cpus=1, max_retries=RETRIES)(_play_chunk)
-        chunks = [tasks[i : i + CHUNK] for i in range(0, len(tasks), CHUNK)]
         refs = [play.remote(config, chunk, os.getcwd()) for chunk in chunks]
         pending = list(refs)
         while pending:

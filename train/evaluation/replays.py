@@ -5,8 +5,8 @@ same agents in the same seats), recorded step by step and written as HTML pages
 A game is named by its deal and lineup, as in ``tournament.game_tasks``: ``crates replay --seed S``
 shows the first game that ``crates eval --seed S`` plays (deal 0, lineup 0), and
 ``crates eval --replays K`` writes the pages of its first K games. Playing a game again gives the
-same game, so the pages are made after the evaluation, one game at a time here, whoever played
-the evaluation's games.
+same game, so the pages are made after the evaluation, one game at a time on the reference
+engine (the recorder reads its game), whichever engine played the evaluation's games.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from crates_env.render import Recorder, Replay, write_page
 
-from .games import EvalConfig, GameRecord, init_player, play_game
+from .games import EvalConfig, GameRecord, play_games
 from .report import _short
 from .tournament import game_tasks, validate
 
@@ -39,9 +39,8 @@ Task = tuple[int, int, tuple[int, ...]]  # deal, lineup index, lineup (tournamen
 def _replay(config: EvalConfig, task: Task) -> tuple[Replay, GameRecord]:
     deal, index, seating = task
     names = [_seat_names(config.agents)[a] for a in seating]
-    init_player(config)
     recorder = Recorder(names)
-    record = play_game(task, watch=recorder.record)
+    (record,) = play_games(config, [task], watch=recorder.record)
     options = "".join(f" --rule {k}={v}" for k, v in config.options.items())
     agents = " ".join(config.agents)
     about = (

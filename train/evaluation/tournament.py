@@ -1,23 +1,22 @@
 """An evaluation from start to end: check the agents and the table, then play every deal in
 every lineup, in this process, in worker processes (``games``) or as Ray tasks (``on_ray``),
-the records in a fixed order whichever runs them."""
+the records in a fixed order whichever runs them. The deals go out in chunks, each played side
+by side as one batch of games (``games.play_games``)."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import multiprocessing as mp
+import sys
 
 from agents import Table, make_agent
+from crates_env.batch import ENGINES
 from train.config import rules_of
+from train.workers import torch_threads
 
-from .games import (
-    EvalConfig,
-    GameRecord,
-    Interrupted,
-    init_player,
-    init_worker,
-    lineups,
-    play_game,
-)
+from . import games
+from .games import EvalConfig, GameRecord, Interrupted, init_worker, lineups
 from .on_ray import check_ray, run_on_ray
 
 
@@ -31,6 +30,8 @@ def validate(config: EvalConfig) -> Table:
         raise ValueError(f"seed must be an int >= 0, not {config.seed!r}")
     if config.workers < 1:
         raise ValueError(f"workers must be at least 1, not {config.workers}")
+    if config.engine not in ENGINES:
+        raise ValueError(f"engine={config.engine!r} is not valid; use one of {', '.join(ENGINES)}")
     if config.ray is not None:
         check_ray(config.ray)
     rules = rules_of(config.preset, config.num_players, config.options)
@@ -52,26 +53,31 @@ def game_tasks(config: EvalConfig) -> list[tuple[int, int, tuple[int, ...]]]:
 
 def run(config: EvalConfig, progress: bool = True) -> list[GameRecord]:
     """Play every deal in every lineup; results come back in a fixed order. Stopped by Ctrl-C,
-    it raises :class:`Interrupted` with the deals played to the end."""
-    validate(config)
+    it raises :class:`Interrupted` with the deals played to the end (whole chunks)."""
+    table = validate(config)
+    games.looks_ahead(config, table)  # an engine that cannot play the agents says so now
     tasks = game_tasks(config)
     seatings = len(tasks) // config.deals
+    chunks = chunked(tasks, config, seatings)
     bar = _progress(len(tasks), progress)
     records: list[GameRecord] = []
     try:
         if config.ray is not None:
-            records = run_on_ray(config, tasks, bar)
+            records = run_on_ray(config, chunks, bar)
         elif config.workers == 1:
-            init_player(config)
-            for task in tasks:
-                records.append(play_game(task))
-                bar.update()
+            # a batch's forward passes run fastest on one thread while the cores are shared
+            threads = torch_threads(1) if "torch" in sys.modules else contextlib.nullcontext()
+            with threads:
+                for chunk in chunks:
+                    records.extend(games.play_games(config, chunk))
+                    bar.update(len(chunk))
         else:
             ctx = mp.get_context("spawn")  # clean workers: no torch or RNG state inherited
-            with ctx.Pool(config.workers, initializer=init_worker, initargs=(config,)) as pool:
-                for record in pool.imap(play_game, tasks, chunksize=8):
-                    records.append(record)
-                    bar.update()
+            play = functools.partial(games.play_games, config)
+            with ctx.Pool(config.workers, initializer=init_worker) as pool:
+                for played in pool.imap(play, chunks):
+                    records.extend(played)
+                    bar.update(len(played))
     except KeyboardInterrupt as stop:
         bar.close()
         played = stop.records if isinstance(stop, Interrupted) else records  # in task order
@@ -79,6 +85,14 @@ def run(config: EvalConfig, progress: bool = True) -> list[GameRecord]:
         raise Interrupted(played[: deals * seatings], deals) from None
     bar.close()
     return records
+
+
+def chunked(tasks: list[tuple], config: EvalConfig, lineups_a_deal: int) -> list[list[tuple]]:
+    """The tasks in chunks of whole deals: up to ``games.CHUNK_DEALS`` deals a chunk, fewer so
+    that every worker gets one when there are few deals."""
+    spread = -(-config.deals // max(config.workers, 1))
+    size = max(1, min(games.CHUNK_DEALS, spread)) * lineups_a_deal
+    return [tasks[i : i + size] for i in range(0, len(tasks), size)]
 
 
 def _progress(total: int, enabled: bool):
