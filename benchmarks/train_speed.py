@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.snapshots:
         policy = make_policy(vec.observation_space, vec.action_space, config)
         vec.add_snapshot(policy.state_dict())
-    engine = type(vec._local).__name__ if vec._local is not None else "worker processes"
+    engine = type(vec._local.games).__name__ if vec._local is not None else "worker processes"
     real = timed_learn(vec, config, args.steps)
     vec.close()
     space = vec.observation_space

@@ -213,3 +213,26 @@ def test_bad_steps_are_refused_and_move_nothing():
         env.step(np.zeros(3, dtype=np.int64))
     with pytest.raises(ValueError, match="takes no options"):
         env.reset(options={"deck": []})
+
+
+def test_gymnasiums_episode_statistics_read_its_games():
+    """Gymnasium's RecordEpisodeStatistics (which relies on next-step autoreset) counts each
+    game's return as the learner's side's final points (reward_mode="points") and its length
+    as the learner's decisions."""
+    env = gym.wrappers.vector.RecordEpisodeStatistics(
+        _native(4, preset="crates", num_players=4, deal_schedule=[2, 1])
+    )
+    _, info = env.reset(seed=2)
+    rng = np.random.default_rng(3)
+    lengths, games = np.zeros(4, dtype=np.int64), 0
+    while games < 6:
+        masks = info["action_mask"]
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        restarting = ~masks.any(axis=1)
+        lengths = np.where(restarting, 0, lengths + 1)
+        _, _, terminated, truncated, info = env.step(actions)
+        for i in np.flatnonzero(terminated | truncated):
+            side = info["side"][i]
+            assert info["episode"]["r"][i] == pytest.approx(-info["scores"][i, side])
+            assert info["episode"]["l"][i] == lengths[i]
+            games += 1
