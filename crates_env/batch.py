@@ -20,7 +20,7 @@ from .game import Game, new_game
 from .payouts import Payouts, final_standing, legal_mask
 from .rules import Ruleset, make_ruleset
 from .settings import next_game_rng
-from .state import HandScore
+from .state import HAND_ENDINGS, HandScore
 
 ENGINES = ("auto", "vector", "reference")
 # a batch's keyword arguments that are no ruleset option
@@ -269,6 +269,18 @@ class ReferenceGames(GameBatch):
         """``crates_env.payouts.final_standing`` of the game in ``slot``: per side, larger is
         better."""
         return final_standing(self.game(slot))
+
+    def last_hands(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per game, how its last finished hand ended (int ``[B]``, an index of
+        ``HAND_ENDINGS``) and who went out in it (-1: nobody); 0 and -1 before any hand."""
+        ended_by = np.zeros(self.num_games, dtype=np.int64)
+        went_out = np.full(self.num_games, -1, dtype=np.int64)
+        for i, p in enumerate(self._games):
+            if p is not None and p.game.results:
+                last = p.game.results[-1]
+                ended_by[i] = HAND_ENDINGS.index(last.ended_by)
+                went_out[i] = -1 if last.went_out is None else last.went_out
+        return ended_by, went_out
 
     def hand_log(self, slot: int, first: int) -> list[HandScore]:
         """The hands game ``slot`` finished from hand ``first`` on, oldest first

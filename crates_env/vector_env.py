@@ -30,7 +30,6 @@ from .batch import ENGINES, game_batch
 from .batching import GameBatch
 from .rules import int_value
 from .settings import finite_number, one_of
-from .state import HAND_ENDINGS
 from .wrappers import Opponent, check_learner_seat, seat_opponents
 
 RANDOM = "random"  # a lineup whose opponents play uniformly random moves, in the engine
@@ -224,6 +223,7 @@ class CratesVectorEnv(VectorEnv):
         self._pending = np.zeros(b)  # the learner's reward since its last decision
         self._potential = np.zeros(b)  # the shaping potential at that decision
         self._to_reset = np.zeros(b, dtype=bool)  # NEXT_STEP: finished, restarted at next step
+        self._masks = np.zeros((b, NUM_ACTIONS), dtype=bool)  # of the decisions awaited
         self._started = False
         self._team_of_seat = np.array([self.rules.team_of(s) for s in range(n)])
         # what a game has scored before its first hand, and at the learner's last decision
@@ -317,11 +317,12 @@ class CratesVectorEnv(VectorEnv):
 
     def _legal(self, actions: np.ndarray, playing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Which games move (``playing`` and a legal action) and which refuse an illegal one
-        (``illegal_action="raise"``: a ValueError naming the first)."""
-        masks = self.games.legal_mask()
+        (``illegal_action="raise"``: a ValueError naming the first); the masks are the ones
+        the last step or reset returned."""
+        masks = self._masks
         inside = (actions >= 0) & (actions < NUM_ACTIONS)
         legal = np.zeros(self.num_envs, dtype=bool)
-        legal[inside] = masks[inside, actions[inside]] == 1
+        legal[inside] = masks[inside, actions[inside]]
         illegal = playing & ~legal
         if illegal.any() and self.illegal_action == "raise":
             i = int(np.flatnonzero(illegal)[0])
@@ -370,7 +371,8 @@ class CratesVectorEnv(VectorEnv):
         randoms = np.flatnonzero(within & self._random)
         if randoms.size:
             seats = ~self._learner & self._random[:, None]
-            self._pending += games.play_random_seats(seats, self._seat, self._random_rng, randoms)
+            among = None if randoms.size == b else randoms  # every game: nothing to check
+            self._pending += games.play_random_seats(seats, self._seat, self._random_rng, among)
         while True:
             to_play = games.to_play
             waiting = within & ~games.game_over & ~self._learner[np.arange(b), to_play]
@@ -451,19 +453,15 @@ class CratesVectorEnv(VectorEnv):
         now, played = self.games.scores, self.games.hands_played
         ended = (played - hands).astype(np.int64)
         points = (now - scores)[:, self._team_of_seat].astype(np.float64)
-        ended_by = np.zeros(self.num_envs, dtype=np.int64)
-        went_out = np.full(self.num_envs, -1, dtype=np.int64)
-        for i in np.flatnonzero(ended > 0):
-            (last,) = self.games.hand_log(int(i), int(played[i]) - 1)
-            ended_by[i] = HAND_ENDINGS.index(last.ended_by)
-            went_out[i] = -1 if last.went_out is None else last.went_out
+        ended_by, went_out = self.games.last_hands()
+        self._masks = self.action_masks()
         infos = {
             "seat": self._seat.copy(),
             "hands_ended": ended,
             "hand_points": points,
-            "ended_by": ended_by,
-            "went_out": went_out,
-            "action_mask": self.action_masks(),
+            "ended_by": np.where(ended > 0, ended_by, 0),
+            "went_out": np.where(ended > 0, went_out, -1),
+            "action_mask": self._masks.copy(),
         }
         # as the single env: only a refused step's info says so
         return {

@@ -25,6 +25,7 @@ def _same_position(ref: ReferenceGames, vg: VectorGame, live: np.ndarray) -> Non
     assert np.array_equal(ref.hands_played, vg.hands_played)
     assert np.array_equal(ref.pressures_taken, vg.pressures_taken)
     assert np.array_equal(ref.stars, vg.stars)
+    assert np.array_equal(ref.last_hands(), vg.last_hands())
 
 
 @pytest.mark.parametrize(("preset", "n", "options"), SAMPLE, ids=[str(t) for t in SAMPLE])

@@ -321,6 +321,17 @@ class VectorGame(GameBatch):
             return [float(h if h >= 0 else g["hands_scored"] + 1) for h in out]
         return self.rules.standing(g["scores"][:teams].tolist())
 
+    def last_hands(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per game, how its last finished hand ended (int ``[B]``, an index of
+        ``HAND_ENDINGS``) and who went out in it (-1: nobody); 0 and -1 before any hand."""
+        played = self.states["hand_index"]
+        at = (played - 1) % HAND_LOG
+        rows = np.arange(self.num_games)
+        some = played > 0
+        ended_by = np.where(some, self.states["log_ended_by"][rows, at], 0).astype(np.int64)
+        went_out = np.where(some, self.states["log_went_out"][rows, at], -1).astype(np.int64)
+        return ended_by, went_out
+
     def hand_log(self, slot: int, first: int) -> list[HandScore]:
         """The hands game ``slot`` finished from hand ``first`` on, oldest first, as the
         reference game's ``results[first:]`` score them (``HandScore``). A game keeps its last
