@@ -14,7 +14,8 @@ from crates_env.rules import make_ruleset
 from crates_env.vector import VectorGame
 from tests.test_vector import TABLES
 
-SAMPLE = [TABLES[i] for i in (0, 1, 3, 6, 7, 10, 12, 15)]
+# every rule system: the Crates family, misplay penalties, Crazy Eights and Zimbabwe
+SAMPLE = [TABLES[i] for i in (0, 1, 3, 6, 7, 10, 12, 15, 20, 23, 25, 28)]
 
 
 def _same_position(ref: ReferenceGames, vg: VectorGame, live: np.ndarray) -> None:

@@ -298,8 +298,8 @@ def _digest(records: list[GameRecord]) -> tuple[str, int]:
 @pytest.mark.parametrize("engine", ["auto", "reference"])
 def test_batched_games_keep_the_records_of_one_game_at_a_time(kw, expected, engine):
     """Every seat's points, pressures, hand points, counts drawn, stars and the standing: the
-    compiled engine where it plays the table ("auto"; crazy_eights stays on the reference one)
-    and the reference engine's batch give the records the one-game-at-a-time harness gave."""
+    compiled engine ("auto": it plays every table here, crazy_eights included) and the
+    reference engine's batch give the records the one-game-at-a-time harness gave."""
     num_players = kw.get("num_players", 3 if kw.get("preset") == "crazy_eights" else 4)
     cfg = config(**{"deals": 3, **kw, "num_players": num_players, "engine": engine})
     assert _digest(run(cfg, progress=False)) == expected

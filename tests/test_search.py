@@ -212,16 +212,19 @@ def test_the_rollouts_give_the_same_values_on_both_engines(seed, base, monkeypat
         {"preset": "kreights", "misplay_mode": "penalize", "kreights_penalty_cards": True},
     ],
 )
-def test_batched_rollouts_give_the_one_at_a_time_values_on_every_rule_system(table):
+def test_batched_rollouts_give_the_one_at_a_time_values_on_every_rule_system(table, monkeypatch):
     """The rollouts run on the compiled engine on the Crazy Eights family and with misplay
-    penalties too, and give the values the reference engine gives."""
+    penalties too, and give the values the batch of reference games gives."""
+    from agents import search
+    from crates_env.batch import game_batch
+
     env, _, mask = _env_at(5, **table)
     legal = np.flatnonzero(mask)
     batched = SearchAgent(Table.from_env(env), samples=4, seed=3)
-    one_by_one = SearchAgent(Table.from_env(env), samples=4, seed=3)
-    one_by_one._batch = lambda rules, size: None  # the compiled engine unavailable
     values = batched.move_values(env, legal)
-    assert batched._batches and all(vg is not None for vg in batched._batches.values())
+    assert {type(b).__name__ for b in batched._batches.values()} == {"VectorGame"}
+    monkeypatch.setattr(search, "game_batch", lambda n, **kw: game_batch(n, "reference", **kw))
+    one_by_one = SearchAgent(Table.from_env(env), samples=4, seed=3)
     np.testing.assert_array_equal(values, one_by_one.move_values(env, legal))
 
 

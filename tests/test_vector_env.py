@@ -146,8 +146,10 @@ def test_make_vec_builds_the_native_env_with_gymnasiums_conventions():
         assert obs in env.observation_space and rewards.dtype == np.float64
         masks = info["action_mask"]
         masks[~masks.any(axis=1), 0] = True  # a finished game takes any action next
-    reference = _native(2, preset="crazy_eights", num_players=3)
+    reference = _native(2, preset="crazy_eights", num_players=3, engine="reference")
     assert isinstance(reference.unwrapped.games, ReferenceGames)
+    too_long = _native(2, preset="crates", num_players=3, deal_schedule=[1] * 65)
+    assert isinstance(too_long.unwrapped.games, ReferenceGames)  # the compiled engine refuses
 
 
 def test_the_learners_rewards_add_up_to_its_sides_points_against_random_seats():
