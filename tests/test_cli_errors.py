@@ -241,9 +241,8 @@ time.sleep(60)
 """,
     "evaluation": """
 import multiprocessing as mp, time
-from train.evaluation.games import EvalConfig, init_worker
-config = EvalConfig(agents=("random", "greedy"))
-pool = mp.get_context("spawn").Pool(2, initializer=init_worker, initargs=(config,))
+from train.evaluation.games import init_worker
+pool = mp.get_context("spawn").Pool(2, initializer=init_worker)
 pool.map(abs, range(4))
 print(" ".join(str(p.pid) for p in pool._pool), flush=True)
 time.sleep(60)
