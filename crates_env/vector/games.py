@@ -62,31 +62,9 @@ class VectorGame(GameBatch):
     """
 
     def __init__(
-        self,
-        num_games: int,
-        preset: str = "crates",
-        num_players: int | None = None,
-        *,
-        reward_mode: str = "points",
-        reward_scale: float = 1.0,
-        one_card: str = "action",
-        reward_timing: str = "hand",
-        render_mode: str | None = None,
-        autoreset: bool = True,
-        **options: Any,
+        self, num_games: int, preset: str = "crates", num_players: int | None = None, **kwargs: Any
     ) -> None:
-        super().__init__(
-            num_games,
-            preset,
-            num_players,
-            reward_mode=reward_mode,
-            reward_scale=reward_scale,
-            one_card=one_card,
-            reward_timing=reward_timing,
-            render_mode=render_mode,
-            autoreset=autoreset,
-            **options,
-        )
+        super().__init__(num_games, preset, num_players, **kwargs)
         check_supported(self.rules)
         self.R = rules_record(self.rules, self.settings)
         names = kernels.OBS_SLICES
