@@ -1,6 +1,7 @@
 """Training speed of the default config against its ceiling, side by side in one run.
 
     python benchmarks/train_speed.py --steps 200000 --ceiling-games 256 1024
+    python benchmarks/train_speed.py --set preset=crazy_eights --steps 50000 --repeats 3
 
 Both runs use the default config's MaskablePPO settings (network, games, rollout length, batch,
 epochs). The first trains on the real self-play environment (on the engine the config picks:
@@ -111,6 +112,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--ceiling-games", type=int, nargs="*", default=[], help="more games per rollout step"
     )
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="measure both in turn this many times (medians)"
+    )
     args = parser.parse_args(argv)
     extra = ["opponents.snapshot_weight=1.0"] if args.snapshots else []
     with tempfile.TemporaryDirectory() as runs:
@@ -122,13 +126,16 @@ def main(argv: list[str] | None = None) -> None:
         policy = make_policy(vec.observation_space, vec.action_space, config)
         vec.add_snapshot(policy.state_dict())
     engine = type(vec._local.games).__name__ if vec._local is not None else "worker processes"
-    real = timed_learn(vec, config, args.steps)
-    vec.close()
     space = vec.observation_space
-    ceiling = timed_learn(NullVecEnv(config.num_envs, space), config, args.steps)
+    reals, ceilings = [], []
+    for _ in range(args.repeats):  # in turn, so that a change of load hits both alike
+        reals.append(timed_learn(vec, config, args.steps))
+        ceilings.append(timed_learn(NullVecEnv(config.num_envs, space), config, args.steps))
+    vec.close()
+    real, ceiling = float(np.median(reals)), float(np.median(ceilings))
     print(
         f"training speed, {config.num_envs} games ({engine}), {config.workers} game workers, "
-        f"{threads} torch threads, {args.steps} steps"
+        f"{threads} torch threads, {args.steps} steps, medians of {args.repeats}"
     )
     print(f"  self-play environment          {real:>8,.0f} steps/s")
     print(f"  environment that does nothing  {ceiling:>8,.0f} steps/s")
