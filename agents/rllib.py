@@ -4,7 +4,6 @@ this module imports it).
 - ``MaskedPPOModule``: PPO's default torch module over the ``observation`` entry of our AEC
   environment's observation dict, its action logits masked by ``action_mask``: the learner's
   module when training on RLlib (``train/rllib.py``). It never takes an illegal action.
-- ``ScriptedModule``: one of our scripted agents playing inside RLlib (never trained).
 - ``RLlibPolicyAgent``: a trained ``MaskedPPOModule``, saved in a folder, at our tables: the
   agent protocol (``act``, ``act_batch``), so ``crates eval`` and ``crates play`` take the folder
   like a checkpoint file.
@@ -24,10 +23,8 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from crates_env.actions import NUM_ACTIONS
-from crates_env.env import raw_env
 
 from .base import BaseAgent, Table
-from .names import agent_by_name
 from .policy import is_rllib_module
 
 
@@ -77,31 +74,6 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
         out = DefaultPPOTorchRLModule._forward_train(self, batch)
         values = DefaultPPOTorchRLModule.compute_values(self, batch, out[Columns.EMBEDDINGS])
         return out[Columns.ACTION_DIST_INPUTS], values
-
-
-class ScriptedModule(RLModule):
-    """The scripted agent ``model_config["agent"]`` on the table of
-    ``model_config["env_kwargs"]``, as an RLlib module."""
-
-    def setup(self):
-        table = Table.from_env(raw_env(**self.model_config["env_kwargs"]))
-        self.agent = agent_by_name(self.model_config["agent"], table, seed=0)
-
-    def _forward_inference(self, batch, **kwargs):
-        obs = batch[Columns.OBS]
-        observations = np.asarray(obs["observation"], dtype=np.float32)
-        masks = np.asarray(obs["action_mask"]).astype(bool)
-        if hasattr(self.agent, "act_batch"):
-            actions = self.agent.act_batch(observations, masks)
-        else:
-            actions = [self.agent.act(o, m) for o, m in zip(observations, masks, strict=True)]
-        return {Columns.ACTIONS: np.asarray(actions, dtype=np.int64)}
-
-    def _forward_exploration(self, batch, **kwargs):
-        return self._forward_inference(batch, **kwargs)
-
-    def _forward_train(self, batch, **kwargs):
-        raise NotImplementedError("a scripted opponent is not trained")
 
 
 class RLlibPolicyAgent(BaseAgent):

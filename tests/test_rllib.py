@@ -1,5 +1,6 @@
-"""crates train --backend rllib: RLlib's PPO on the AEC env with a masked learner module and our
-scripted agents as opponents; checkpoints resume; the learner's module plays in crates eval.
+"""crates train --backend rllib: RLlib's PPO on the vector env with a masked learner module, our
+scripted agents and its snapshots as opponents; checkpoints resume; the learner's module plays in
+crates eval.
 RLlib is the optional extra `ray`, installed by the README's test command."""
 
 import json
@@ -17,7 +18,7 @@ from agents import Table, make_agent
 from crates_env.env import raw_env
 from train.cli import main
 from train.config import load_config
-from train.rllib import check_supported, learner_env, rollout_size, seating
+from train.rllib import FINAL_INFOS, check_supported, learner_games, module_spec, rollout_size
 
 from .test_cli_errors import fails
 
@@ -133,17 +134,43 @@ def test_the_settings_rllib_does_not_train_yet_are_refused_by_name(capsys):
     assert "--address is for --backend rllib" in fails(["train", "--address", "x:1"], capsys)
 
 
-def test_seating_is_fixed_by_the_episode_and_follows_the_weights():
-    config = load_config(None, ["opponents.scripted={random: 3.0, greedy: 1.0}"])
-    seats, opponent = seating("abc", config)
-    assert seating("abc", config) == (seats, opponent)
-    assert len(seats) == 2 and (min(seats) + 2) in seats  # a partnership: the learner's side
-    drawn = [seating(str(i), config)[1] for i in range(2000)]
-    assert 0.70 < drawn.count("random") / len(drawn) < 0.80
-    three = load_config(None, ["num_players=3"])
-    assert all(len(seating(str(i), three)[0]) == 1 for i in range(20))
-    # about n_steps * num_envs learner decisions a rollout: its side plays 2 of 4 seats
-    assert rollout_size(load_config(None, ["ppo.n_steps=10", "num_envs=4"])) == 80
+def test_each_env_runner_plays_the_vector_env_with_masks_opponents_and_snapshots():
+    """RLlib's games: the vector env's observations with their action masks, the reward
+    transform on every reward, opponents drawn per game by their weights, snapshots among them
+    once the driver sends one, and infos only where a game ends (its result)."""
+    settings = ["opponents.scripted={random: 3.0, greedy: 1.0}", "opponents.snapshot_weight=4.0"]
+    settings += ["rules={deal_schedule: [2, 1]}", "reward_mode=points", "reward_scale=1.0"]
+    games = learner_games(load_config(None, [*settings, "reward_transform=symlog"]), 8)
+    plain = learner_games(load_config(None, [*settings, "reward_transform=none"]), 8)
+    weights = module_spec(load_config(None, settings)).build().get_state()
+    for env in (games, plain):
+        env.unwrapped.seating.pool.add_snapshot(weights)  # as the driver's _seat_snapshot does
+    obs, infos = games.reset(seed=5)
+    plain.reset(seed=5)
+    assert infos == {} and games.single_observation_space.contains(
+        {key: value[0] for key, value in obs.items()}
+    )
+    rng, opponents = np.random.default_rng(0), []
+    for _ in range(300):
+        masks = obs["action_mask"]
+        assert (masks == games.unwrapped.action_masks()).all()
+        legal = [np.flatnonzero(m) for m in masks]
+        actions = np.array([rng.choice(moves) if moves.size else 0 for moves in legal])
+        obs, rewards, terminated, truncated, infos = games.step(actions)
+        _, raw, *_ = plain.step(actions)
+        assert np.allclose(rewards, np.sign(raw) * np.log1p(np.abs(raw)))
+        if infos:
+            ended = terminated | truncated
+            assert (infos["_win"] == ended).all() and set(infos) == {
+                f"{prefix}{key}" for key in FINAL_INFOS for prefix in ("", "_")
+            }
+            opponents += [name.split(":")[0] for name in infos["opponents"][ended]]
+        else:
+            assert not (terminated | truncated).any()
+    drawn = {name: opponents.count(name) for name in set(opponents)}
+    assert set(drawn) == {"random", "greedy", "snapshot"} and sum(drawn.values()) > 40
+    # about n_steps * num_envs learner decisions a rollout, as SB3's
+    assert rollout_size(load_config(None, ["ppo.n_steps=10", "num_envs=4"])) == 40
 
 
 def test_a_folder_that_is_not_an_rllib_module_is_refused(tmp_path):
@@ -154,31 +181,6 @@ def test_a_folder_that_is_not_an_rllib_module_is_refused(tmp_path):
         RLlibPolicyAgent(tmp_path, table)
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent(str(tmp_path), table)
-
-
-def test_the_reward_transform_applies_to_each_seats_reward_at_its_turn():
-    """The same game through RLlib's view with and without symlog: every reward transformed,
-    and the untransformed ones add up to the game's points (none lost on the way)."""
-    kwargs = {"deal_schedule": [3, 1], "reward_mode": "points", "reward_scale": 1.0}
-    plain, symlog = learner_env(kwargs, "none"), learner_env(kwargs, "symlog")
-    rng = np.random.default_rng(1)
-    obs, _ = plain.reset(seed=4)
-    symlog.reset(seed=4)
-    totals = dict.fromkeys(plain.env.possible_agents, 0.0)
-    done = False
-    while not done:
-        (agent,) = obs
-        action = {agent: int(rng.choice(np.flatnonzero(obs[agent]["action_mask"])))}
-        obs, rewards, terminated, _, _ = plain.step(action)
-        _, transformed, _, _, _ = symlog.step(action)
-        assert transformed == {a: float(np.sign(r) * np.log1p(abs(r))) for a, r in rewards.items()}
-        for a, r in rewards.items():
-            totals[a] += r
-        done = terminated["__all__"]
-    game = plain.env.game
-    assert [totals[a] for a in plain.env.possible_agents] == [
-        -game.scores[game.rules.team_of(s)] for s in range(game.rules.num_players)
-    ]
 
 
 def _train_until(command: list[str], run, steps_past: int, err) -> subprocess.Popen:

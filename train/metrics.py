@@ -5,12 +5,10 @@ curves plot from a batch of them: the same names in TensorBoard on either backen
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-
-from crates_env.game import Game
 
 
 def game_summary(
@@ -35,16 +33,17 @@ def game_summary(
     }
 
 
-def game_summary_of(g: Game, side: int, opponent: str) -> dict[str, Any]:
-    """``game_summary`` of a finished game of the reference engine."""
-    winners = g.winners()  # the preset's own rule: lowest, highest or last left
+def game_summary_of_final(final: Mapping[str, Any]) -> dict[str, Any]:
+    """``game_summary`` of a game the vector env finished, from its info (one game's values
+    of ``CratesVectorEnv``'s final infos: ``opponents``, ``side``, ``scores``, ...)."""
+    side = int(final["side"])
     return game_summary(
-        opponent,
+        final["opponents"],
         side,
-        g.scores,
-        1 / len(winners) if side in winners else 0.0,
-        len(g.results),
-        sum(r.pressures[side] for r in g.results),
+        [int(s) for s in final["scores"]],
+        float(final["win"]),
+        int(final["hands"]),
+        int(final["pressures"][side]),
     )
 
 

@@ -1,19 +1,24 @@
-"""Training on Ray RLlib (``crates train --backend rllib``): the same YAML config, RLlib's PPO on
-the AEC environment through RLlib's ``PettingZooEnv``.
+"""Training on Ray RLlib (``crates train --backend rllib``): the same YAML config, RLlib's PPO
+(single-agent) on the Gymnasium vector env of the compiled engine, ``num_envs`` games in each env
+runner.
 
-- The learner's side (one seat, and its partner's in a partnership game) plays one shared,
-  trained module; the other seats play an opponent drawn per game as the SB3 path draws them
-  (``train.selfplay.opponent_odds``): a scripted agent by its weight or a frozen snapshot of the
-  learner (its own module). Who sits where follows from the game's episode id.
-- The learner's module reads our observation dict as it is (``observation`` and
-  ``action_mask``) and masks the illegal actions' logits, so it never takes one; scripted modules
-  call our agents on the same dicts.
+- Each env runner steps ``crates_env.vector_env.CratesVectorEnv`` through Crates-v0's
+  ``vector_entry_point`` (``gym_env_vectorize_mode="vector_entry_point"``): the learner's side
+  (one seat, and its partner's in a partnership game) is RLlib's module; the other seats are
+  played inside the env, an opponent drawn per game as the SB3 path draws them
+  (``train.selfplay.PoolSeating``): a scripted agent by its weight, all its waiting games in one
+  batched call, or a frozen snapshot of the learner, whose weights the driver sends to every
+  env runner when it takes one.
+- The learner's module reads the observation dict of the AEC environment (``observation`` and
+  ``action_mask``, built here from the vector env's observations and ``infos["action_mask"]``)
+  and masks the illegal actions' logits, so it never takes one.
 - TensorBoard gets the SB3 path's names (``game/...``, ``game_vs_<opponent>/...``,
   ``eval/vs_<baseline>/...``, ``train/steps_per_second``) in ``<run_dir>/tb/rllib``;
   ``<run_dir>/rllib/step_<n>`` holds the algorithm's checkpoint (``--resume`` continues it),
-  ``<run_dir>/rllib_policy`` the learner's module alone, an agent for ``crates eval``;
-  ``rllib_state.json`` names the checkpoint and is written last, so a run killed at any moment
-  (even mid-save) resumes from its last checkpoint; Ctrl-C and SIGTERM save first.
+  ``<run_dir>/rllib_snapshots`` the snapshots' weights, ``<run_dir>/rllib_policy`` the learner's
+  module alone, an agent for ``crates eval``; ``rllib_state.json`` names the checkpoint and is
+  written last, so a run killed at any moment (even mid-save) resumes from its last checkpoint;
+  Ctrl-C and SIGTERM save first.
 - The warm start and the reward transform work as on the SB3 path.
 - Steps count the learner's decisions, as SB3's timesteps do.
 
@@ -22,36 +27,36 @@ Not here yet (refused by name): pressure shaping and the privileged critic.
 
 from __future__ import annotations
 
+import itertools
 import json
-import math
 import shutil
 import sys
 import time
-import zlib
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
+from agents import Table
 from crates_env.env import raw_env
-from crates_env.rules import Ruleset
+from crates_env.vector_env import CratesVectorEnv
 from train.config import TrainConfig, check_run_folder
 from train.evaluation import evaluate_against_baselines
 from train.files import atomic_write
 from train.imitation import warm_start
-from train.metrics import game_summary_of, game_values
-from train.selfplay import LearnerSpec, learner_seats, opponent_odds
+from train.metrics import game_summary_of_final, game_values
+from train.selfplay import LearnerSpec, OpponentPool, PoolSeating, PoolSpec
 from train.workers import init_ray
 
-LEARNER = "learner"
-ENV_NAME = "crates_aec"
+LEARNER = "default_policy"  # RLlib's single module (DEFAULT_MODULE_ID)
+ENV_NAME = "crates_vector"
 ALGORITHM = "rllib"  # the run folder's checkpoint of the whole algorithm
 POLICY = "rllib_policy"  # the learner's module alone
+SNAPSHOTS = "rllib_snapshots"  # the snapshots' weights, oldest first (to resume)
 STATE = "rllib_state.json"
-SNAPSHOT = "snapshot_"  # frozen copies of the learner: snapshot_<step>
 # a round's finished games (train.metrics.game_values): each scalar's sum and count
 GAME_SUMS, GAME_COUNTS = "crates_game_sums", "crates_game_counts"
+FINAL_INFOS = ("scores", "side", "win", "hands", "pressures", "opponents")
 
 
 def check_supported(config: TrainConfig) -> None:
@@ -72,52 +77,124 @@ def check_supported(config: TrainConfig) -> None:
         raise ValueError("the rllib backend has no search opponent (it looks ahead in the game)")
 
 
-# ---------------------------------------------------------------------- who sits where
-def seating(
-    episode_id: str,
-    config: TrainConfig,
-    snapshots: Sequence[str] = (),
-    rules: Ruleset | None = None,
-) -> tuple[set[int], str]:
-    """The learner's seats and the opponent (a scripted agent's name, or one of the frozen
-    ``snapshots``' modules) in the game of ``episode_id`` (``rules``: the config's ruleset,
-    when the caller has it already)."""
-    rules = config.ruleset() if rules is None else rules
-    draw = np.random.default_rng(zlib.crc32(str(episode_id).encode()))
-    seats = learner_seats(rules, int(draw.integers(rules.num_players)))
-    opponents = config.opponents
-    names, p = opponent_odds(opponents.scripted, opponents.snapshot_weight, snapshots)
-    return seats, names[int(draw.choice(len(names), p=p))]
+# ---------------------------------------------------------------------- the games
+class LearnerGames(gym.vector.VectorWrapper):
+    """The learner's games as an env runner steps them: the vector env (next-step autoreset,
+    Gymnasium's default, which RLlib expects) with observation dicts (the vector and its action
+    mask), the learner's reward transform, and infos only where a game ends (its result, which
+    the callbacks log). ``add_snapshot`` seats a new frozen copy of the learner."""
+
+    def __init__(
+        self, env: CratesVectorEnv, pool: OpponentPool, learner: LearnerSpec, observation_space
+    ) -> None:
+        super().__init__(env)
+        self.pool, self.learner = pool, learner
+        self.single_observation_space = observation_space
+        self.observation_space = gym.vector.utils.batch_space(observation_space, env.num_envs)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:  # the opponents each game draws, per env runner
+            self.pool.rng = np.random.default_rng([seed, 1])
+        obs, infos = self.env.reset(seed=seed, options=options)
+        return self._observations(obs, infos), {}
+
+    def step(self, actions):
+        obs, rewards, terminated, truncated, infos = self.env.step(actions)
+        rewards = self.learner.rewards(rewards).astype(np.float32)
+        return self._observations(obs, infos), rewards, terminated, truncated, _results(infos)
+
+    @staticmethod
+    def _observations(obs: np.ndarray, infos: dict) -> dict[str, np.ndarray]:
+        return {"observation": obs, "action_mask": infos["action_mask"].astype(np.int8)}
 
 
-def _mapping(config: TrainConfig, snapshots: Sequence[str]):
-    """RLlib's agent-to-module mapping for the games to come (``seating``)."""
-    snapshots, rules = tuple(snapshots), config.ruleset()  # every seat of every game asks
-
-    def to_module(agent_id, episode, **kwargs):
-        seats, opponent = seating(episode.id_, config, snapshots, rules)
-        return LEARNER if _seat(agent_id) in seats else opponent
-
-    return to_module
+def _results(infos: dict) -> dict:
+    """The finished games' results of a step's infos (nothing when none ended)."""
+    return {
+        key: value
+        for key, value in infos.items()
+        if key.lstrip("_") in FINAL_INFOS and key.lstrip("_") in infos
+    }
 
 
-def _seat(agent_id: str) -> int:
-    return int(agent_id.rsplit("_", 1)[1])
+class SnapshotPolicy:
+    """A frozen copy of the learner's module as the opponent pool plays it (the SB3 policy's
+    ``load_state_dict``, ``set_training_mode`` and ``predict``): a move sampled from its masked
+    logits."""
+
+    def __init__(self, spec, seed: int) -> None:
+        self.module = spec.build()
+        self.rng = np.random.default_rng(seed)
+
+    def load_state_dict(self, weights: dict) -> None:
+        self.module.set_state(weights)
+
+    def set_training_mode(self, mode: bool) -> None:
+        self.module.train(mode)
+
+    def predict(self, observations, action_masks, deterministic: bool = False):
+        import torch
+        from ray.rllib.core.columns import Columns
+
+        obs = {
+            "observation": torch.as_tensor(np.asarray(observations, dtype=np.float32)),
+            "action_mask": torch.as_tensor(np.asarray(action_masks, dtype=bool)),
+        }
+        with torch.no_grad():
+            out = self.module.forward_inference({Columns.OBS: obs})
+        logits = out[Columns.ACTION_DIST_INPUTS].numpy().astype(np.float64)
+        if deterministic:
+            return logits.argmax(axis=1), None
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        draws = self.rng.random((len(p), 1))
+        return (p.cumsum(axis=1) > draws).argmax(axis=1), None
+
+
+def learner_games(config: TrainConfig, num_envs: int, seed: int | None = None) -> LearnerGames:
+    """``num_envs`` of the learner's games (``LearnerGames``), opponents drawn from the config's
+    pool (``seed``: the pool's draws until the env runner's first reset seeds them)."""
+    env_kwargs = config.env_kwargs()
+    seed = config.seed if seed is None else seed
+    pool_spec = PoolSpec(
+        scripted=dict(config.opponents.scripted),
+        snapshot_weight=config.opponents.snapshot_weight,
+        max_snapshots=config.opponents.max_snapshots,
+    )
+    spec = module_spec(config)
+    snapshot_seeds = itertools.count(seed)
+    pool = OpponentPool(
+        pool_spec,
+        Table.from_rules(config.ruleset()),
+        lambda: SnapshotPolicy(spec, next(snapshot_seeds)),
+        seed,
+    )
+    env = CratesVectorEnv(
+        num_envs,
+        seating=PoolSeating(pool, privileged=False),
+        engine=config.engine,
+        **env_kwargs,
+    )
+    return LearnerGames(env, pool, LearnerSpec(config.reward_transform), spec.observation_space)
+
+
+def _pool_of(runner) -> OpponentPool | None:
+    """The opponent pool of an env runner's games (None: a runner without games, the driver's
+    when there are remote ones)."""
+    return None if runner.env is None else runner.env.unwrapped.seating.pool
 
 
 def _game_callback():
-    """An RLlib callback class that logs every finished game (``game_summary``), reading who
-    played which seat from the episode."""
+    """An RLlib callback class that logs every finished game (``game_summary``) from the last
+    info of its episode: the vector env's result of the game."""
     from ray.rllib.callbacks.callbacks import RLlibCallback
 
     class GameStats(RLlibCallback):
-        def on_episode_end(self, *, episode, env=None, env_index=None, metrics_logger=None, **kw):
-            g = env.unwrapped.envs[env_index].unwrapped.env.game
-            modules = {_seat(agent): episode.module_for(agent) for agent in episode.agent_ids}
-            side = g.rules.team_of(min(s for s, m in modules.items() if m == LEARNER))
-            opponent = next(m for m in modules.values() if m != LEARNER)
-            kind = "snapshot" if opponent.startswith(SNAPSHOT) else opponent
-            game = game_summary_of(g, side, kind)
+        def on_episode_end(self, *, episode, metrics_logger=None, **kw):
+            final = episode.get_infos(-1)
+            if "win" not in final:  # cut short by the end of a rollout, not the game
+                return
+            game = game_summary_of_final(final)
             # sums and counts, which add up exactly over env runners (their means would not)
             for key, value in game_values(game).items():
                 metrics_logger.log_value((GAME_SUMS, key), value, reduce="sum")
@@ -127,64 +204,40 @@ def _game_callback():
 
 
 # ---------------------------------------------------------------------- the algorithm
-def learner_env(env_kwargs: dict[str, Any], reward_transform: str):
-    """RLlib's view of the AEC env (``PettingZooEnv``), each seat's reward at its next turn
-    (everything since its last move, as the SB3 path's learner gets it) passed through the
-    reward transform."""
-    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+def module_spec(config: TrainConfig):
+    """The learner's module: PPO's MLP of ``net_arch`` over the observation vector, its
+    logits masked by the action mask."""
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    learner = LearnerSpec(reward_transform)
+    from agents.rllib import MaskedPPOModule
 
-    class LearnerRewards(PettingZooEnv):
-        def step(self, action):
-            obs, rewards, terminated, truncated, infos = super().step(action)
-            rewards = {agent: learner.reward(r) for agent, r in rewards.items()}
-            return obs, rewards, terminated, truncated, infos
-
-    return LearnerRewards(raw_env(**env_kwargs))
+    probe = raw_env(**config.env_kwargs())
+    agent = probe.possible_agents[0]
+    return RLModuleSpec(
+        module_class=MaskedPPOModule,
+        model_config={"fcnet_hiddens": list(config.net_arch), "fcnet_activation": "tanh"},
+        observation_space=probe.observation_space(agent),
+        action_space=probe.action_space(agent),
+    )
 
 
 def ppo_config(config: TrainConfig):
-    """RLlib's PPOConfig for the run: the table, the modules and the mapping of seats to them,
-    and the YAML's PPO settings under RLlib's names."""
+    """RLlib's PPOConfig for the run: the learner's games in every env runner, its module, and
+    the YAML's PPO settings under RLlib's names."""
     from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
-    transform = config.reward_transform
-    register_env(ENV_NAME, lambda env_config: learner_env(env_config, transform))
-    env_kwargs = config.env_kwargs()
-    probe = raw_env(**env_kwargs)
-    spaces = {
-        "observation_space": probe.observation_space(probe.possible_agents[0]),
-        "action_space": probe.action_space(probe.possible_agents[0]),
-    }
-    from agents.rllib import MaskedPPOModule, ScriptedModule
-
-    specs = {
-        LEARNER: RLModuleSpec(
-            module_class=MaskedPPOModule,
-            model_config={"fcnet_hiddens": list(config.net_arch), "fcnet_activation": "tanh"},
-            **spaces,
-        )
-    }
-    for name in config.opponents.scripted:
-        specs[name] = RLModuleSpec(
-            module_class=ScriptedModule,
-            model_config={"agent": name, "env_kwargs": env_kwargs},
-            **spaces,
-        )
-
+    register_env(ENV_NAME, lambda env_config: learner_games(config, env_config.get("num_envs", 1)))
     ppo = config.ppo
     return (
         PPOConfig()
-        .environment(ENV_NAME, env_config=env_kwargs, disable_env_checking=True)
-        .env_runners(num_env_runners=config.workers, num_envs_per_env_runner=config.num_envs)
-        .multi_agent(
-            policies=set(specs), policy_mapping_fn=_mapping(config, ()), policies_to_train=[LEARNER]
+        .environment(ENV_NAME, disable_env_checking=True)
+        .env_runners(
+            num_env_runners=config.workers,
+            num_envs_per_env_runner=config.num_envs,
+            gym_env_vectorize_mode="vector_entry_point",
         )
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .rl_module(rl_module_spec=module_spec(config))
         .training(
             lr=ppo.learning_rate,
             gamma=ppo.gamma,
@@ -203,11 +256,8 @@ def ppo_config(config: TrainConfig):
 
 
 def rollout_size(config: TrainConfig) -> int:
-    """RLlib's batch counts every seat's moves; the learner makes its share of them, so this
-    gives it about ``ppo.n_steps * num_envs`` decisions a rollout, as SB3's rollouts hold."""
-    rules = config.ruleset()
-    share = (2 if rules.partnerships else 1) / rules.num_players
-    return math.ceil(config.ppo.n_steps * config.num_envs / share)
+    """Learner decisions a rollout, as SB3's rollouts hold: ``ppo.n_steps * num_envs``."""
+    return config.ppo.n_steps * config.num_envs
 
 
 # ---------------------------------------------------------------------- the run
@@ -231,10 +281,11 @@ def train_rllib(config: TrainConfig, resume: bool = False, address: str | None =
         algo = ppo_config(config).build_algo()
         if resume:
             state = json.loads((run_dir / STATE).read_text())
-            for name in state["snapshots"]:  # their modules first, then every module's weights
-                _add_module(algo, config, name, state["snapshots"])
             checkpoint = run_dir / ALGORITHM / state.get("checkpoint", "")
             algo.restore_from_path(str(checkpoint.resolve()))
+            for name in state["snapshots"]:  # back at the tables, oldest first
+                weights = np.load(run_dir / SNAPSHOTS / f"{name}.npz")
+                _seat_snapshot(algo, {key: weights[key] for key in weights.files})
         else:
             state = {"steps": 0, "last_eval": 0, "last_snapshot": 0, "snapshots": []}
             if config.warm_start.teacher:
@@ -275,7 +326,7 @@ def _train(config: TrainConfig, algo, state: dict, writer) -> None:
         start = time.perf_counter()
         result = algo.train()
         runners = result.get("env_runners", {})  # none when a round's sampling timed out
-        learned = int(runners.get("num_module_steps_sampled", {}).get(LEARNER, 0))
+        learned = int(runners.get("num_env_steps_sampled", 0))
         state["steps"] += learned
         step = state["steps"]
         sums, counts = runners.get(GAME_SUMS, {}), runners.get(GAME_COUNTS, {})
@@ -301,9 +352,9 @@ def _train(config: TrainConfig, algo, state: dict, writer) -> None:
 
 
 def _warm_start(algo, config: TrainConfig) -> dict:
-    """Clone the configured teacher into the learner's module, as the SB3 path does, then hand
-    the cloned weights to the env runners."""
-    module = algo.get_module(LEARNER)
+    """Clone the configured teacher into a fresh learner's module (actor and critic), as the
+    SB3 path does, then hand the cloned weights to the learner and the env runners."""
+    module = module_spec(config).build()
     report = warm_start(module, config, None, heads=lambda m, x: m.heads(x))
     _set_weights(algo, LEARNER, module.get_state())
     return report
@@ -314,17 +365,15 @@ def _set_weights(algo, name: str, weights: dict) -> None:
     algo.set_state({"learner_group": {"learner": {"rl_module": {name: weights}}}})
 
 
-def _add_module(algo, config: TrainConfig, name: str, snapshots: Sequence[str]) -> None:
-    """A frozen copy of the learner's module named ``name``, with the mapping of
-    ``snapshots``."""
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+def _seat_snapshot(algo, weights: dict) -> None:
+    """A frozen copy of the learner (``weights``) joins every env runner's opponent pool."""
 
-    algo.add_module(
-        module_id=name,
-        module_spec=RLModuleSpec.from_module(algo.get_module(LEARNER)),
-        new_agent_to_module_mapping_fn=_mapping(config, snapshots),
-        new_should_module_be_updated=[LEARNER],
-    )
+    def add(runner) -> None:
+        pool = _pool_of(runner)
+        if pool is not None:
+            pool.add_snapshot(weights)
+
+    algo.env_runner_group.foreach_env_runner(add, local_env_runner=True)
 
 
 def _snapshot_due(config: TrainConfig, state: dict) -> bool:
@@ -335,19 +384,16 @@ def _snapshot_due(config: TrainConfig, state: dict) -> bool:
 
 
 def _snapshot(algo, config: TrainConfig, state: dict) -> None:
-    """Freeze the learner as a new opponent module (the learner's weights now, on the learner
-    and every env runner); the oldest past ``max_snapshots`` leaves."""
-    name = f"{SNAPSHOT}{state['steps']}"
-    snapshots = [*state["snapshots"], name]
-    _add_module(algo, config, name, snapshots)
-    _set_weights(algo, name, algo.get_module(LEARNER).get_state())
-    keep = snapshots[-config.opponents.max_snapshots :]
-    for gone in snapshots[: -config.opponents.max_snapshots]:
-        algo.remove_module(
-            gone,
-            new_agent_to_module_mapping_fn=_mapping(config, keep),
-            new_should_module_be_updated=[LEARNER],
-        )
+    """Freeze the learner as a new opponent (its weights now, kept on disk for a resume, sent
+    to every env runner); the oldest past ``max_snapshots`` leaves."""
+    name = f"snapshot_{state['steps']}"
+    weights = algo.learner_group.get_weights([LEARNER])[LEARNER]  # the whole module's
+    folder = config.run_dir / SNAPSHOTS
+    folder.mkdir(exist_ok=True)
+    with (folder / f"{name}.npz").open("wb") as out:
+        np.savez(out, **{key: np.asarray(value) for key, value in weights.items()})
+    _seat_snapshot(algo, weights)
+    keep = [*state["snapshots"], name][-config.opponents.max_snapshots :]
     state["snapshots"], state["last_snapshot"] = keep, state["steps"]
 
 
@@ -381,6 +427,10 @@ def _save(algo, run_dir: Path, state: dict) -> None:
         if old.is_dir():
             shutil.rmtree(old)
         else:  # the files of a run saved before checkpoints had folders of their own
+            old.unlink()
+    kept = {f"{snapshot}.npz" for snapshot in state["snapshots"]}
+    for old in (run_dir / SNAPSHOTS).glob("*.npz"):
+        if old.name not in kept:
             old.unlink()
 
 
