@@ -1,0 +1,99 @@
+"""Training speed of the CleanRL-style example (docs/examples/cleanrl_ppo.py, its own PPO on
+gym.make_vec's native vector env) against SB3's MaskablePPO (crates train) on the same games and
+PPO settings, side by side in one run.
+
+    python benchmarks/cleanrl_speed.py [--steps 100000] [--repeats 3]
+
+Both: 4-player crates against HeuristicAgent at the other seats, 64 games, 64 decisions a game a
+rollout, minibatches of 1,024, 4 epochs, 256x256 actor and critic, torch on the usable cores, no
+warm start and no checks during the run. Learner decisions per second of whole runs (start-up
+included), medians over the repeats, the two in turn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from train.config import load_config
+from train.ppo import STATE, train
+from train.workers import usable_cores
+
+ROOT = Path(__file__).resolve().parent.parent
+NUM_ENVS, N_STEPS, BATCH, EPOCHS = 64, 64, 1024, 4
+
+
+def example():
+    path = ROOT / "docs" / "examples" / "cleanrl_ppo.py"
+    spec = importlib.util.spec_from_file_location("cleanrl_ppo", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["cleanrl_ppo"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def cleanrl_run(steps: int, folder: str) -> float:
+    ppo = example()
+    argv = [f"--total-timesteps={steps}", f"--num-envs={NUM_ENVS}", f"--num-steps={N_STEPS}"]
+    argv += [f"--num-minibatches={NUM_ENVS * N_STEPS // BATCH}", f"--update-epochs={EPOCHS}"]
+    argv += [f"--threads={usable_cores()}", f"--out={folder}/policy.pt", "--opponent=heuristic"]
+    args = ppo.parse_args(argv)
+    start = time.perf_counter()
+    ppo.train(args)
+    done = (steps // args.batch_size) * args.batch_size
+    return done / (time.perf_counter() - start)
+
+
+def sb3_run(steps: int, folder: str) -> float:
+    overrides = [
+        'warm_start.teacher=""',
+        "opponents.scripted={heuristic: 1.0}",
+        f"num_envs={NUM_ENVS}",
+        f"ppo.n_steps={N_STEPS}",
+        f"ppo.batch_size={BATCH}",
+        f"ppo.n_epochs={EPOCHS}",
+        "net_arch=[256, 256]",
+        f"total_steps={steps}",
+        f"checkpoint_every={steps}",
+        f"eval.every={10 * steps}",
+        f"runs_dir={folder}",
+        "run_name=sb3",
+        "progress_bar=false",
+    ]
+    config = load_config(None, overrides)
+    start = time.perf_counter()
+    train(config)
+    done = json.loads((config.run_dir / STATE).read_text())["num_timesteps"]
+    return done / (time.perf_counter() - start)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--steps", type=int, default=100_000)
+    p.add_argument("--repeats", type=int, default=3)
+    args = p.parse_args()
+    runs = {"cleanrl example": cleanrl_run, "sb3 (crates train)": sb3_run}
+    rates: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(args.repeats):
+        for name, run in runs.items():
+            with tempfile.TemporaryDirectory() as folder:
+                rate = run(args.steps, folder)
+            rates[name].append(rate)
+            print(f"{name}: {rate:,.0f} learner decisions/s", flush=True)
+    base = statistics.median(rates["sb3 (crates train)"])
+    print(f"\nmedians over {args.repeats} runs of {args.steps:,} learner decisions:")
+    for name, values in rates.items():
+        rate = statistics.median(values)
+        print(f"  {name:20} {rate:8,.0f} /s  ({rate / base:.2f} x sb3)")
+
+
+if __name__ == "__main__":
+    main()
