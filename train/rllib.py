@@ -82,7 +82,7 @@ class LearnerGames(gym.vector.VectorWrapper):
     """The learner's games as an env runner steps them: the vector env (next-step autoreset,
     Gymnasium's default, which RLlib expects) with observation dicts (the vector and its action
     mask), the learner's reward transform, and infos only where a game ends (its result, which
-    the callbacks log). ``add_snapshot`` seats a new frozen copy of the learner."""
+    the callbacks log)."""
 
     def __init__(
         self, env: CratesVectorEnv, pool: OpponentPool, learner: LearnerSpec, observation_space
@@ -110,11 +110,7 @@ class LearnerGames(gym.vector.VectorWrapper):
 
 def _results(infos: dict) -> dict:
     """The finished games' results of a step's infos (nothing when none ended)."""
-    return {
-        key: value
-        for key, value in infos.items()
-        if key.lstrip("_") in FINAL_INFOS and key.lstrip("_") in infos
-    }
+    return {key: value for key, value in infos.items() if key.lstrip("_") in FINAL_INFOS}
 
 
 class SnapshotPolicy:
@@ -151,11 +147,10 @@ class SnapshotPolicy:
         return (p.cumsum(axis=1) > draws).argmax(axis=1), None
 
 
-def learner_games(config: TrainConfig, num_envs: int, seed: int | None = None) -> LearnerGames:
+def learner_games(config: TrainConfig, num_envs: int) -> LearnerGames:
     """``num_envs`` of the learner's games (``LearnerGames``), opponents drawn from the config's
-    pool (``seed``: the pool's draws until the env runner's first reset seeds them)."""
-    env_kwargs = config.env_kwargs()
-    seed = config.seed if seed is None else seed
+    pool (RLlib's first reset seeds each env runner's games and draws)."""
+    env_kwargs, seed = config.env_kwargs(), config.seed
     pool_spec = PoolSpec(
         scripted=dict(config.opponents.scripted),
         snapshot_weight=config.opponents.snapshot_weight,
@@ -191,10 +186,7 @@ def _game_callback():
 
     class GameStats(RLlibCallback):
         def on_episode_end(self, *, episode, metrics_logger=None, **kw):
-            final = episode.get_infos(-1)
-            if "win" not in final:  # cut short by the end of a rollout, not the game
-                return
-            game = game_summary_of_final(final)
+            game = game_summary_of_final(episode.get_infos(-1))
             # sums and counts, which add up exactly over env runners (their means would not)
             for key, value in game_values(game).items():
                 metrics_logger.log_value((GAME_SUMS, key), value, reduce="sum")
