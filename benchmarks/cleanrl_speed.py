@@ -7,7 +7,9 @@ PPO settings, side by side in one run.
 Both: 4-player crates against HeuristicAgent at the other seats, 64 games, 64 decisions a game a
 rollout, minibatches of 1,024, 4 epochs, 256x256 actor and critic, torch on the usable cores, no
 warm start and no checks during the run. Learner decisions per second of whole runs (start-up
-included), medians over the repeats, the two in turn.
+included), medians over the repeats, the two in turn; beside them decisions per CPU second of the
+process (both run in one process), which other work on a shared machine disturbs less. Under
+``taskset -c 1`` both run torch on one thread (the usable cores).
 """
 
 from __future__ import annotations
@@ -40,19 +42,25 @@ def example():
     return module
 
 
-def cleanrl_run(steps: int, folder: str) -> float:
+def timed(run, steps: int, folder: str) -> tuple[float, float]:
+    """Learner decisions per second of ``run`` (which returns how many it made), wall clock and
+    CPU time of this process."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    done = run(steps, folder)
+    return done / (time.perf_counter() - wall), done / (time.process_time() - cpu)
+
+
+def cleanrl_run(steps: int, folder: str) -> int:
     ppo = example()
     argv = [f"--total-timesteps={steps}", f"--num-envs={NUM_ENVS}", f"--num-steps={N_STEPS}"]
     argv += [f"--num-minibatches={NUM_ENVS * N_STEPS // BATCH}", f"--update-epochs={EPOCHS}"]
     argv += [f"--threads={usable_cores()}", f"--out={folder}/policy.pt", "--opponent=heuristic"]
     args = ppo.parse_args(argv)
-    start = time.perf_counter()
     ppo.train(args)
-    done = (steps // args.batch_size) * args.batch_size
-    return done / (time.perf_counter() - start)
+    return (steps // args.batch_size) * args.batch_size
 
 
-def sb3_run(steps: int, folder: str) -> float:
+def sb3_run(steps: int, folder: str) -> int:
     overrides = [
         'warm_start.teacher=""',
         "opponents.scripted={heuristic: 1.0}",
@@ -69,10 +77,8 @@ def sb3_run(steps: int, folder: str) -> float:
         "progress_bar=false",
     ]
     config = load_config(None, overrides)
-    start = time.perf_counter()
     train(config)
-    done = json.loads((config.run_dir / STATE).read_text())["num_timesteps"]
-    return done / (time.perf_counter() - start)
+    return json.loads((config.run_dir / STATE).read_text())["num_timesteps"]
 
 
 def main() -> None:
@@ -81,18 +87,22 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=3)
     args = p.parse_args()
     runs = {"cleanrl example": cleanrl_run, "sb3 (crates train)": sb3_run}
-    rates: dict[str, list[float]] = {name: [] for name in runs}
+    rates: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
     for _ in range(args.repeats):
         for name, run in runs.items():
             with tempfile.TemporaryDirectory() as folder:
-                rate = run(args.steps, folder)
-            rates[name].append(rate)
-            print(f"{name}: {rate:,.0f} learner decisions/s", flush=True)
-    base = statistics.median(rates["sb3 (crates train)"])
+                wall, cpu = timed(run, args.steps, folder)
+            rates[name].append((wall, cpu))
+            print(f"{name}: {wall:,.0f} learner decisions/s, {cpu:,.0f} per CPU s", flush=True)
+    sb3 = rates["sb3 (crates train)"]
+    base = [statistics.median(rate[k] for rate in sb3) for k in (0, 1)]
     print(f"\nmedians over {args.repeats} runs of {args.steps:,} learner decisions:")
     for name, values in rates.items():
-        rate = statistics.median(values)
-        print(f"  {name:20} {rate:8,.0f} /s  ({rate / base:.2f} x sb3)")
+        wall, cpu = (statistics.median(rate[k] for rate in values) for k in (0, 1))
+        print(
+            f"  {name:20} {wall:8,.0f} /s  ({wall / base[0]:.2f} x sb3)   "
+            f"{cpu:8,.0f} per CPU s  ({cpu / base[1]:.2f} x sb3)"
+        )
 
 
 if __name__ == "__main__":
