@@ -223,7 +223,10 @@ def ppo_config(config: TrainConfig):
     ppo = config.ppo
     return (
         PPOConfig()
-        .environment(ENV_NAME, disable_env_checking=True)
+        # discrete actions: nothing to unsquash or clip (RLlib would copy every action to try)
+        .environment(
+            ENV_NAME, disable_env_checking=True, normalize_actions=False, clip_actions=False
+        )
         .env_runners(
             num_env_runners=config.workers,
             num_envs_per_env_runner=config.num_envs,
