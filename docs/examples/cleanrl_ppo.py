@@ -58,7 +58,7 @@ class Args:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: int = 256
-    threads: int = 0  # torch's threads (0: torch's default)
+    threads: int = 1  # torch's: one is fastest for these small batches on shared cores (0: all)
     out: str = "policy.pt"
 
     @property
