@@ -7,7 +7,9 @@ scaling from 0 env runners (sampling in the driver) to 1 and 2.
 The config is configs/default.yaml without the warm start and without checks during the run
 (4-player crates, random opponents, 64 games, 256x256 networks). Whole runs, so start-up counts:
 Ray's start and the modules' build, SB3's workers. Medians over the repeats, the runs of each
-repeat side by side in turn.
+repeat side by side in turn. On cores other work shares, ``taskset -c 1`` keeps torch to one
+thread on both sides (two threads that wait for each other crawl there); the env runners then
+share that core.
 """
 
 from __future__ import annotations
