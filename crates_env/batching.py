@@ -191,7 +191,7 @@ class GameBatch:
 
     def _mask(self, mask: object) -> np.ndarray:
         """An action mask for every game (``legal_mask``'s): 0/1 of shape ``[B, 63]``, each
-        row allowing something."""
+        row of a game in progress allowing something."""
         shape = (self.num_games, NUM_ACTIONS)
         mask = np.asarray(mask)
         if mask.shape != shape or not (
@@ -204,8 +204,10 @@ class GameBatch:
         zero_one, empty = self._mask_problems(mask)
         if not zero_one:
             raise ValueError("mask must hold 0 and 1 only (legal_mask()'s)")
-        if empty >= 0:
-            raise ValueError(f"mask allows no action in game {empty}")
+        if empty >= 0:  # a finished game (over at its deal, too) has no move: only live ones
+            stuck = np.flatnonzero(~mask.any(axis=1) & ~self.game_over)
+            if stuck.size:
+                raise ValueError(f"mask allows no action in game {stuck[0]}")
         return mask.astype(np.int8, copy=False)
 
     @staticmethod

@@ -272,7 +272,8 @@ def test_workers_die_with_a_killed_parent(kind):
 def test_killing_an_evaluation_stops_it_quietly(tmp_path):
     """kill (SIGTERM) during `crates eval` with two workers: exit 130, no traceback, no
     leaked-semaphore warnings (it used to print both); what was played is kept."""
-    command = ["eval", "--agents", "heuristic", "greedy", "--deals", "400", "--workers", "2"]
+    # far more deals than 8 seconds play, a batch of games at a time
+    command = ["eval", "--agents", "heuristic", "greedy", "--deals", "20000", "--workers", "2"]
     command += ["--out", str(tmp_path / "out")]
     evaluation = subprocess.Popen(
         [sys.executable, "-m", "train.cli", *command, "--quiet", "--no-tensorboard"],
@@ -287,7 +288,7 @@ def test_killing_an_evaluation_stops_it_quietly(tmp_path):
     assert evaluation.returncode == 130, err
     assert "Traceback" not in err and "leaked" not in err, err
     if "partial result" in err:  # deals played in both lineups by then
-        assert json.loads((tmp_path / "out" / "report.json").read_text())["partial_of"] == 400
+        assert json.loads((tmp_path / "out" / "report.json").read_text())["partial_of"] == 20000
 
 
 def _alive(pid: int) -> bool:
