@@ -36,7 +36,7 @@ from agents.base import decide_batch
 from crates_env.batch import compiled_refusal
 from crates_env.env import raw_env
 from crates_env.vector_env import RANDOM, CratesVectorEnv, Lineup
-from train.metrics import game_summary
+from train.metrics import game_summary_of_final
 from train.shaping import PressureShaping
 
 
@@ -222,7 +222,7 @@ class SelfPlayBatch:
     (observations, masks)``, ``step(actions) -> (observations, rewards, dones, infos, masks)``
     with the learner's reward transform applied and, for a finished game, SB3's
     ``terminal_observation``, the episode's return and length and the game's summary
-    (``train.metrics.game_summary``). The stepping itself is the vector env's."""
+    (``train.metrics.game_summary_of_final``). The stepping itself is the vector env's."""
 
     def __init__(
         self,
@@ -262,15 +262,7 @@ class SelfPlayBatch:
         sb3_infos: list[dict] = [{} for _ in range(len(dones))]
         for i in np.flatnonzero(dones):
             final = {key: value[i] for key, value in infos["final_info"].items()}
-            side = int(final["side"])
-            game = game_summary(
-                final["opponents"],
-                side,
-                final["scores"].tolist(),
-                float(final["win"]),
-                int(final["hands"]),
-                int(final["pressures"][side]),
-            )
+            game = game_summary_of_final(final)
             episode = (float(self.returns[i]), int(self.lengths[i]))
             sb3_infos[i] = final_info(infos["final_obs"][i], bool(truncated[i]), episode, game)
             self.returns[i], self.lengths[i] = 0.0, 0
