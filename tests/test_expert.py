@@ -13,6 +13,7 @@ from agents.policy import load_model
 from train.cli import main
 from train.config import load_config
 from train.expert import STATE, label_plan, labels_folder, train_expert
+from train.imitation import Hold
 from train.labels import Labels, chunk_path
 from train.ppo import make_vec_env, new_model
 
@@ -104,6 +105,43 @@ def test_ppo_refines_each_round_from_its_distilled_network(tmp_path):
     assert latest.read_bytes() == (ppo_run / "latest.zip").read_bytes()
 
 
+def test_with_init_each_round_fine_tunes_the_network_before_it(tmp_path):
+    first = train_expert(tiny(tmp_path, "run_name=fresh", "expert.rounds=1"))
+    config = tiny(tmp_path, "run_name=tuned", f"init={first}", "expert.learning_rate=0.000000001")
+    train_expert(config)
+    # a learning rate too small to move the weights: each round's network is the one before
+    start = load_model(first).policy.state_dict()
+    for r in (1, 2):
+        tuned = load_model(config.run_dir / f"round_{r}" / "network.zip").policy.state_dict()
+        for name, value in tuned.items():
+            assert torch.allclose(value, start[name], atol=1e-6), (r, name)
+    rounds = json.loads((config.run_dir / STATE).read_text())["rounds"]
+    assert rounds[1]["base"] == str(config.run_dir / "round_1" / "network.zip")
+
+
+def test_an_init_of_another_shape_is_refused_before_any_labelling(tmp_path):
+    config = tiny(tmp_path, "init=shipped")  # the shipped network is 256 x 256, the run 16
+    with pytest.raises(ValueError, match="not a network of this run's shape"):
+        train_expert(config)
+    assert not labels_folder(config, 1).exists()
+
+
+def test_a_held_row_keeps_the_policys_choices_and_a_taught_row_learns_the_move():
+    own = torch.log_softmax(torch.tensor([[1.0, 2.0, -1e9], [0.0, 0.0, 0.0]]), 1)
+    logits = torch.tensor([[1.0, 2.0, -1e9], [0.0, 0.0, 0.0]])
+    moves = torch.tensor([0, 2])
+    hold = Hold(np.array([True, False]), weight=4.0)
+    loss = hold.loss(logits, moves, own, torch.tensor([True, False]))
+    # row 0 is where it was (KL 0); row 1 pays 4 x -log(1/3); the mean over the two rows
+    assert loss.item() == pytest.approx(4 * np.log(3) / 2)
+    moved = hold.loss(torch.tensor([[2.0, 1.0, -1e9], [0.0, 0.0, 0.0]]), moves, own,
+                      torch.tensor([True, False]))  # fmt: skip
+    kl = float(
+        (own[0, :2].exp() * (own[0, :2] - torch.log_softmax(torch.tensor([2.0, 1.0]), 0))).sum()
+    )
+    assert moved.item() == pytest.approx((kl + 4 * np.log(3)) / 2)
+
+
 def test_init_starts_a_run_from_a_checkpoints_weights(tmp_path):
     config = tiny(tmp_path, "expert.rounds=1")
     network = train_expert(config)
@@ -152,7 +190,7 @@ def test_crates_label_labels_a_share_of_a_round_that_the_run_then_pools(tmp_path
         (["expert.opponent=genius"], "expert.opponent names 'genius'"),
         (["expert.samples=1"], "expert.z > 0 needs expert.samples >= 2"),
         (["expert.holdout=0.9"], "expert.holdout must be from 0 to 0.5"),
-        (["init=shipped"], "init starts a plain PPO run"),
+        (["init=nowhere.zip"], "init must be shipped or a MaskablePPO checkpoint file"),
     ],
 )
 def test_bad_expert_settings_are_refused_by_name(tmp_path, overrides, message):

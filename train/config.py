@@ -107,6 +107,9 @@ class ExpertConfig:
     epochs: int = 10
     batch_size: int = 4096
     learning_rate: float = 1e-3
+    # With init (a network that already plays) each round fine-tunes instead: the search's sure
+    # changes of move are learned with this weight, and elsewhere the network keeps its own play.
+    change_weight: float = 1.0
     ppo_steps: int = 0  # PPO self-play steps after each round's distillation (0: none)
 
 
@@ -278,6 +281,7 @@ RANGES: dict[str, Range] = {
     "expert.epochs": COUNT,
     "expert.batch_size": COUNT,
     "expert.learning_rate": POSITIVE,
+    "expert.change_weight": POSITIVE,
     "expert.ppo_steps": SOME,
 }
 
@@ -470,5 +474,3 @@ def _check_expert(c: TrainConfig) -> None:
             "expert iteration does not take privileged_critic or pressure_shaping (the labels "
             "hold the public observation and the environment's rewards)"
         )
-    if c.init:
-        raise ValueError("init starts a plain PPO run; expert iteration makes its own networks")

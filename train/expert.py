@@ -36,7 +36,7 @@ from stable_baselines3.common.logger import configure
 from train.config import ExpertConfig, TrainConfig, WarmStartConfig, check_run_folder
 from train.evaluation import evaluate_against_baselines
 from train.files import atomic_write, write_atomically
-from train.imitation import Demonstrations, clone, policy_heads
+from train.imitation import Demonstrations, Hold, clone, policy_heads
 from train.labels import LabelPlan, Labels, label, pending, pool_labels
 from train.ppo import LATEST, atomic_save_model, make_vec_env, new_model
 from train.ppo import train as train_ppo
@@ -53,6 +53,8 @@ def train_expert(config: TrainConfig, resume: bool = False) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(usable_cores())
     state = _read_state(run_dir) if resume else {"rounds": []}
+    if config.init:
+        start_model(config, config.init)  # refused now, not after hours of labelling
     atomic_write(run_dir / "config.json", json.dumps(config.as_dict(), indent=2))
     atomic_write(run_dir / STATE, json.dumps(state, indent=2))
     logger = configure(str(run_dir / "tb" / "expert"), ["tensorboard"])
@@ -68,7 +70,9 @@ def train_expert(config: TrainConfig, resume: bool = False) -> Path:
         labels = round_labels(config, r)
         print(f"round {r}: {labels.games:,} labelled games, {len(labels):,} positions")
         # 2. Distil
-        network, report = distil(config, labels, run_dir / f"round_{r}" / NETWORK)
+        network, report = distil(
+            config, labels, run_dir / f"round_{r}" / NETWORK, start_of(config, r, network)
+        )
         # 3. Refine
         if config.expert.ppo_steps:
             network = refine(config, r, network)
@@ -163,9 +167,31 @@ def round_labels(config: TrainConfig, round_: int) -> Labels:
 
 
 # ---------------------------------------------------------------------- 2. distil
-def distil(config: TrainConfig, labels: Labels, path: Path) -> tuple[Path, dict[str, Any]]:
-    """A fresh network of the run's shape taught ``labels`` (the search's choices at
-    ``expert.z`` and the returns), saved at ``path``; the numbers for the run's log."""
+def start_model(config: TrainConfig, start: str):
+    """The MaskablePPO a round distils into: fresh, or with the weights of ``start``
+    (ValueError if that network is not of the run's shape)."""
+    vec = make_vec_env(config)
+    try:
+        return new_model(dataclasses.replace(config, init=start), vec)
+    finally:
+        vec.close()
+
+
+def start_of(config: TrainConfig, round_: int, last: Path | None) -> str:
+    """The network round ``round_`` fine-tunes: ``init`` in round 1 and the round before's
+    network after it; "" (a fresh network each round) without ``init``."""
+    if not config.init:
+        return ""
+    return config.init if round_ == 1 or last is None else str(last)
+
+
+def distil(
+    config: TrainConfig, labels: Labels, path: Path, start: str = ""
+) -> tuple[Path, dict[str, Any]]:
+    """A network of the run's shape taught ``labels`` (the search's choices at ``expert.z``
+    and the returns), saved at ``path``; the numbers for the run's log. From a fresh network,
+    or fine-tuned from the network ``start`` (a checkpoint, or ``shipped``): it learns the
+    search's changes of move and keeps its own play elsewhere."""
     ex = config.expert
     target = labels.target(ex.z, ex.min_redeals)
     # the first games teach, the last ones (at least one, with a holdout) judge
@@ -179,12 +205,12 @@ def distil(config: TrainConfig, labels: Labels, path: Path) -> tuple[Path, dict[
         labels.returns[learn],
         labels.points[:kept, 0],
     )
-    vec = make_vec_env(config)
-    try:
-        model = new_model(dataclasses.replace(config, init=""), vec)
-    finally:
-        vec.close()
-    stats = clone(model.policy, demos, ex.epochs, ex.batch_size, ex.learning_rate, config.seed)
+    model = start_model(config, start)
+    # a network that already plays keeps its own moves wherever the search has no sure change
+    hold = Hold(target[learn] == labels.base[learn], ex.change_weight) if start else None
+    stats = clone(
+        model.policy, demos, ex.epochs, ex.batch_size, ex.learning_rate, config.seed, hold=hold
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_save_model(model, path)
     report = {

@@ -240,16 +240,21 @@ def clone(
     learning_rate: float,
     seed: int = 0,
     heads: Heads | None = None,
+    hold: Hold | None = None,
 ) -> CloneStats:
     """Fit the actor to the teacher's moves and the critic to the returns, in place.
     ``heads(policy, observations)`` gives the action logits and state values (default: an SB3
-    MaskablePPO policy's; the RLlib backend passes its module's)."""
+    MaskablePPO policy's; the RLlib backend passes its module's). With ``hold`` the policy is
+    fine-tuned instead: the rows it holds keep the policy's own choices as they were before
+    training (the KL divergence from them), the others learn the teacher's move, weighted."""
     heads = heads or policy_heads
     x = torch.as_tensor(demos.observations)
     legal = torch.as_tensor(demos.masks)
     y = torch.as_tensor(demos.actions)
     target = torch.as_tensor(demos.returns)
     choice = legal.sum(1) > 1  # forced moves teach nothing and would inflate the accuracy
+    own = _own_choices(policy, heads, x, legal) if hold is not None else None
+    held = torch.as_tensor(hold.rows) if hold is not None else None
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
     policy.train(True)
@@ -260,7 +265,10 @@ def clone(
             idx = order[start : start + batch_size]
             logits, values = heads(policy, x[idx])
             logits = logits.masked_fill(~legal[idx], -1e9)
-            policy_loss = torch.nn.functional.cross_entropy(logits, y[idx])
+            if hold is None:
+                policy_loss = torch.nn.functional.cross_entropy(logits, y[idx])
+            else:
+                policy_loss = hold.loss(logits, y[idx], own[idx], held[idx])
             value_loss = torch.nn.functional.mse_loss(values, target[idx])
             optimizer.zero_grad()
             (policy_loss + value_loss).backward()
@@ -275,6 +283,35 @@ def clone(
         accuracy=hits / max(1, int(choice.sum())),
         value_loss=value_sse / len(y),
     )
+
+
+@dataclass(frozen=True)
+class Hold:
+    """Fine-tuning a policy that already plays: ``rows`` (bool, one per demonstration) keep
+    its own choices, the other rows learn the teacher's move with ``weight``. A few sure
+    lessons then change the policy where they apply and leave the rest of its play alone."""
+
+    rows: np.ndarray
+    weight: float = 1.0
+
+    def loss(
+        self, logits: torch.Tensor, moves: torch.Tensor, own: torch.Tensor, held: torch.Tensor
+    ) -> torch.Tensor:
+        """Mean over the batch of the KL divergence from the policy's own log-probabilities
+        ``own`` on held rows, and ``weight`` x the cross-entropy of the teacher's move on the
+        others."""
+        log_p = logits.log_softmax(1)
+        kept = (own.exp() * (own - log_p)).masked_fill(own <= -1e8, 0.0).sum(1)
+        taught = torch.nn.functional.nll_loss(log_p, moves, reduction="none")
+        return torch.where(held, kept, self.weight * taught).mean()
+
+
+def _own_choices(policy, heads: Heads, x: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
+    """The policy's log-probabilities over the legal moves of every row, before training."""
+    policy.train(False)
+    with torch.no_grad():
+        parts = [heads(policy, x[i : i + 8192])[0] for i in range(0, len(x), 8192)]
+    return torch.cat(parts).masked_fill(~legal, -1e9).log_softmax(1)
 
 
 def policy_heads(policy: torch.nn.Module, obs: torch.Tensor):
