@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 
 from train.config import ExpertConfig, TrainConfig, WarmStartConfig, check_run_folder
@@ -167,7 +168,7 @@ def round_labels(config: TrainConfig, round_: int) -> Labels:
 
 
 # ---------------------------------------------------------------------- 2. distil
-def start_model(config: TrainConfig, start: str):
+def start_model(config: TrainConfig, start: str) -> MaskablePPO:
     """The MaskablePPO a round distils into: fresh, or with the weights of ``start``
     (ValueError if that network is not of the run's shape)."""
     vec = make_vec_env(config)
