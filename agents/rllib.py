@@ -1,9 +1,10 @@
 """Agents as Ray RLlib modules, and RLlib modules as agents (RLlib is the optional extra ``ray``;
 this module imports it).
 
-- ``MaskedPPOModule``: PPO's default torch module over the ``observation`` entry of our AEC
-  environment's observation dict, its action logits masked by ``action_mask``: the learner's
-  module when training on RLlib (``train/rllib.py``). It never takes an illegal action.
+- ``MaskedPPOModule``: PPO's default torch module over an observation vector with its action
+  mask after it (``with_mask``: one flat array, which RLlib batches and slices without taking a
+  dict apart per game), its action logits masked by that mask: the learner's module when
+  training on RLlib (``train/rllib.py``). It never takes an illegal action.
 - ``RLlibPolicyAgent``: a trained ``MaskedPPOModule``, saved in a folder, at our tables: the
   agent protocol (``act``, ``act_batch``), so ``crates eval`` and ``crates play`` take the folder
   like a checkpoint file.
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from gymnasium import spaces
 from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import (
     DefaultPPOTorchRLModule,
 )
@@ -28,21 +30,40 @@ from .base import BaseAgent, Table
 from .policy import is_rllib_module
 
 
+def with_mask(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """float32 ``[n, size + 63]``: each observation vector with its action mask (1 legal, 0
+    not) after it, what ``MaskedPPOModule`` reads."""
+    return np.concatenate(
+        [np.asarray(observations, dtype=np.float32), np.asarray(masks, dtype=np.float32)], axis=1
+    )
+
+
+def with_mask_space(observation_space: spaces.Box) -> spaces.Box:
+    """The space of ``with_mask``'s rows for observation vectors of ``observation_space``."""
+    return spaces.Box(
+        np.concatenate([observation_space.low, np.zeros(NUM_ACTIONS, dtype=np.float32)]),
+        np.concatenate([observation_space.high, np.ones(NUM_ACTIONS, dtype=np.float32)]),
+        dtype=np.float32,
+    )
+
+
 class MaskedPPOModule(DefaultPPOTorchRLModule):
-    """PPO's torch module over ``observation``, logits of the actions ``action_mask`` forbids
-    pushed to RLlib's minimum (no probability)."""
+    """PPO's torch module over the observation vectors of ``with_mask`` rows, logits of the
+    actions their mask forbids pushed to RLlib's minimum (no probability)."""
 
     def __init__(self, *, observation_space=None, **kwargs):
-        self.observation_dict = observation_space
-        super().__init__(observation_space=observation_space["observation"], **kwargs)
+        self.observation_with_mask = observation_space
+        size = observation_space.shape[0] - NUM_ACTIONS
+        vectors = spaces.Box(observation_space.low[:size], observation_space.high[:size])
+        super().__init__(observation_space=vectors, **kwargs)
 
     def setup(self):
         super().setup()
-        self.observation_space = self.observation_dict  # what the env runners hand it
+        self.observation_space = self.observation_with_mask  # what the env runners hand it
 
     def _split(self, batch):
         obs = batch[Columns.OBS]
-        return obs["action_mask"], {**batch, Columns.OBS: obs["observation"]}
+        return obs[:, -NUM_ACTIONS:], {**batch, Columns.OBS: obs[:, :-NUM_ACTIONS]}
 
     def _masked(self, out, mask):
         logits = out[Columns.ACTION_DIST_INPUTS]
@@ -63,7 +84,7 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
         return self._masked(super()._forward_train(batch, **kwargs), mask)
 
     def compute_values(self, batch, embeddings=None):
-        if isinstance(batch[Columns.OBS], dict):
+        if embeddings is None:  # the batch's rows still carry their masks
             _, batch = self._split(batch)
         return super().compute_values(batch, embeddings)
 
@@ -85,7 +106,7 @@ class RLlibPolicyAgent(BaseAgent):
         if not is_rllib_module(self.path):
             raise ValueError(f"{self.path} is not a folder holding a saved RLlib module")
         self.module = RLModule.from_checkpoint(str(self.path.resolve()))
-        size = self.module.observation_space["observation"].shape[0]
+        size = self.module.observation_space.shape[0] - NUM_ACTIONS
         if size != table.obs_size:
             raise ValueError(
                 f"{self.path} was trained on observations of {size} values; this table's "
@@ -105,10 +126,8 @@ class RLlibPolicyAgent(BaseAgent):
         return agents[0].act_batch(observations, masks)
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
-        masks = torch.as_tensor(np.asarray(action_masks, dtype=bool).reshape(-1, NUM_ACTIONS))
+        masks = np.asarray(action_masks).reshape(-1, NUM_ACTIONS)
+        obs = torch.as_tensor(with_mask(observations, masks))
         with torch.no_grad():
-            out = self.module.forward_inference(
-                {Columns.OBS: {"observation": obs, "action_mask": masks}}
-            )
+            out = self.module.forward_inference({Columns.OBS: obs})
         return out[Columns.ACTION_DIST_INPUTS].argmax(dim=1).numpy().astype(np.int64)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from agents import Table, make_agent
+from crates_env.actions import NUM_ACTIONS
 from crates_env.env import raw_env
 from train.cli import main
 from train.config import load_config
@@ -147,12 +148,10 @@ def test_each_env_runner_plays_the_vector_env_with_masks_opponents_and_snapshots
         env.unwrapped.seating.pool.add_snapshot(weights)  # as the driver's _seat_snapshot does
     obs, infos = games.reset(seed=5)
     plain.reset(seed=5)
-    assert infos == {} and games.single_observation_space.contains(
-        {key: value[0] for key, value in obs.items()}
-    )
+    assert infos == {} and games.single_observation_space.contains(obs[0])
     rng, opponents = np.random.default_rng(0), []
     for _ in range(300):
-        masks = obs["action_mask"]
+        masks = obs[:, -NUM_ACTIONS:].astype(bool)  # each observation's mask after it
         assert (masks == games.unwrapped.action_masks()).all()
         legal = [np.flatnonzero(m) for m in masks]
         actions = np.array([rng.choice(moves) if moves.size else 0 for moves in legal])

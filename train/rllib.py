@@ -9,9 +9,10 @@ runner.
   (``train.selfplay.PoolSeating``): a scripted agent by its weight, all its waiting games in one
   batched call, or a frozen snapshot of the learner, whose weights the driver sends to every
   env runner when it takes one.
-- The learner's module reads the observation dict of the AEC environment (``observation`` and
-  ``action_mask``, built here from the vector env's observations and ``infos["action_mask"]``)
-  and masks the illegal actions' logits, so it never takes one.
+- The learner's module reads each observation vector with its action mask after it
+  (``agents.rllib.with_mask`` of the vector env's observations and ``infos["action_mask"]``:
+  one flat array, which RLlib slices into games and batches without taking a dict apart) and
+  masks the illegal actions' logits, so it never takes one.
 - TensorBoard gets the SB3 path's names (``game/...``, ``game_vs_<opponent>/...``,
   ``eval/vs_<baseline>/...``, ``train/steps_per_second``) in ``<run_dir>/tb/rllib``;
   ``<run_dir>/rllib/step_<n>`` holds the algorithm's checkpoint (``--resume`` continues it),
@@ -80,9 +81,9 @@ def check_supported(config: TrainConfig) -> None:
 # ---------------------------------------------------------------------- the games
 class LearnerGames(gym.vector.VectorWrapper):
     """The learner's games as an env runner steps them: the vector env (next-step autoreset,
-    Gymnasium's default, which RLlib expects) with observation dicts (the vector and its action
-    mask), the learner's reward transform, and infos only where a game ends (its result, which
-    the callbacks log)."""
+    Gymnasium's default, which RLlib expects) with each observation's action mask after it
+    (``with_mask``), the learner's reward transform, and infos only where a game ends (its
+    result, which the callbacks log)."""
 
     def __init__(
         self, env: CratesVectorEnv, pool: OpponentPool, learner: LearnerSpec, observation_space
@@ -104,8 +105,10 @@ class LearnerGames(gym.vector.VectorWrapper):
         return self._observations(obs, infos), rewards, terminated, truncated, _results(infos)
 
     @staticmethod
-    def _observations(obs: np.ndarray, infos: dict) -> dict[str, np.ndarray]:
-        return {"observation": obs, "action_mask": infos["action_mask"].astype(np.int8)}
+    def _observations(obs: np.ndarray, infos: dict) -> np.ndarray:
+        from agents.rllib import with_mask
+
+        return with_mask(obs, infos["action_mask"])
 
 
 def _results(infos: dict) -> dict:
@@ -132,10 +135,9 @@ class SnapshotPolicy:
         import torch
         from ray.rllib.core.columns import Columns
 
-        obs = {
-            "observation": torch.as_tensor(np.asarray(observations, dtype=np.float32)),
-            "action_mask": torch.as_tensor(np.asarray(action_masks, dtype=bool)),
-        }
+        from agents.rllib import with_mask
+
+        obs = torch.as_tensor(with_mask(observations, action_masks))
         with torch.no_grad():
             out = self.module.forward_inference({Columns.OBS: obs})
         logits = out[Columns.ACTION_DIST_INPUTS].numpy().astype(np.float64)
@@ -198,17 +200,17 @@ def _game_callback():
 # ---------------------------------------------------------------------- the algorithm
 def module_spec(config: TrainConfig):
     """The learner's module: PPO's MLP of ``net_arch`` over the observation vector, its
-    logits masked by the action mask."""
+    logits masked by the action mask (``with_mask``'s rows)."""
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from agents.rllib import MaskedPPOModule
+    from agents.rllib import MaskedPPOModule, with_mask_space
 
     probe = raw_env(**config.env_kwargs())
     agent = probe.possible_agents[0]
     return RLModuleSpec(
         module_class=MaskedPPOModule,
         model_config={"fcnet_hiddens": list(config.net_arch), "fcnet_activation": "tanh"},
-        observation_space=probe.observation_space(agent),
+        observation_space=with_mask_space(probe.observation_space(agent)["observation"]),
         action_space=probe.action_space(agent),
     )
 
