@@ -19,7 +19,14 @@ from crates_env.actions import NUM_ACTIONS
 from crates_env.env import raw_env
 from train.cli import main
 from train.config import load_config
-from train.rllib import FINAL_INFOS, check_supported, learner_games, module_spec, rollout_size
+from train.rllib import (
+    FINAL_INFOS,
+    check_supported,
+    learner_games,
+    module_spec,
+    ppo_config,
+    rollout_size,
+)
 
 from .test_cli_errors import fails
 
@@ -170,6 +177,56 @@ def test_each_env_runner_plays_the_vector_env_with_masks_opponents_and_snapshots
     assert set(drawn) == {"random", "greedy", "snapshot"} and sum(drawn.values()) > 40
     # about n_steps * num_envs learner decisions a rollout, as SB3's
     assert rollout_size(load_config(None, ["ppo.n_steps=10", "num_envs=4"])) == 40
+
+
+def test_the_fragment_runner_hands_the_learner_what_rllibs_own_runner_does():
+    """Differential: from the same seeds, FragmentRunner's episode chunks (games that ended,
+    games running on, continued by the next fragment under the same id) hold the observations,
+    moves, rewards, log-probabilities, logits, ends and results of RLlib's
+    SingleAgentEnvRunner, fragment after fragment, and the same episode metrics."""
+    import torch
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+    from train.rllib_runner import FragmentRunner
+
+    settings = ["num_envs=4", "ppo.n_steps=30", "rules={deal_schedule: [2, 1]}"]
+    algo_config = ppo_config(load_config(None, [*settings, "opponents.scripted={random: 1.0}"]))
+
+    def fragments(runner_class):
+        torch.manual_seed(0)
+        runner = runner_class(config=algo_config)
+        chunks = [runner.sample() for _ in range(3)]
+        return chunks, runner.get_metrics()["episode_return_mean"]
+
+    (theirs, their_returns), (ours, our_returns) = (
+        fragments(SingleAgentEnvRunner),
+        fragments(FragmentRunner),
+    )
+    assert our_returns.peek() == pytest.approx(their_returns.peek())
+    outputs = (Columns.ACTION_LOGP, Columns.ACTION_DIST_INPUTS)
+    ids = ({}, {})  # each side's episode ids, in the order first met
+    ended = 0
+    for their_chunks, our_chunks in zip(theirs, ours, strict=True):
+        assert len(their_chunks) == len(our_chunks)
+        ended += sum(chunk.is_done for chunk in our_chunks)
+        for their, our in zip(their_chunks, our_chunks, strict=True):
+            assert [ids[0].setdefault(their.id_, len(ids[0]))] == [
+                ids[1].setdefault(our.id_, len(ids[1]))
+            ]
+            assert (their.t_started, their.is_terminated, their.is_truncated) == (
+                our.t_started,
+                our.is_terminated,
+                our.is_truncated,
+            )
+            assert np.array_equal(their.get_observations(), our.get_observations())
+            assert np.array_equal(their.get_actions(), our.get_actions())
+            assert np.array_equal(their.get_rewards(), our.get_rewards())
+            for key in outputs:
+                theirs_out, ours_out = (e.get_extra_model_outputs(key) for e in (their, our))
+                assert np.allclose(theirs_out, ours_out)
+            assert their.get_infos(-1).keys() == our.get_infos(-1).keys()
+    assert ended > 5 and len(ids[1]) > ended  # games ended in fragments, others ran on
 
 
 def test_a_folder_that_is_not_an_rllib_module_is_refused(tmp_path):

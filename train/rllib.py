@@ -2,7 +2,8 @@
 (single-agent) on the Gymnasium vector env of the compiled engine, ``num_envs`` games in each env
 runner.
 
-- Each env runner steps ``crates_env.vector_env.CratesVectorEnv`` through Crates-v0's
+- Each env runner (``train.rllib_runner.FragmentRunner``: RLlib's, sampling a rollout fragment
+  as arrays) steps ``crates_env.vector_env.CratesVectorEnv`` through Crates-v0's
   ``vector_entry_point`` (``gym_env_vectorize_mode="vector_entry_point"``): the learner's side
   (one seat, and its partner's in a partnership game) is RLlib's module; the other seats are
   played inside the env, an opponent drawn per game as the SB3 path draws them
@@ -221,6 +222,8 @@ def ppo_config(config: TrainConfig):
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.tune.registry import register_env
 
+    from train.rllib_runner import FragmentRunner
+
     register_env(ENV_NAME, lambda env_config: learner_games(config, env_config.get("num_envs", 1)))
     ppo = config.ppo
     return (
@@ -230,6 +233,7 @@ def ppo_config(config: TrainConfig):
             ENV_NAME, disable_env_checking=True, normalize_actions=False, clip_actions=False
         )
         .env_runners(
+            env_runner_cls=FragmentRunner,
             num_env_runners=config.workers,
             num_envs_per_env_runner=config.num_envs,
             gym_env_vectorize_mode="vector_entry_point",
