@@ -67,8 +67,7 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
 
     def _masked(self, out, mask):
         logits = out[Columns.ACTION_DIST_INPUTS]
-        illegal = torch.clamp(torch.log(mask.to(logits.dtype)), min=FLOAT_MIN)
-        out[Columns.ACTION_DIST_INPUTS] = logits + illegal
+        out[Columns.ACTION_DIST_INPUTS] = torch.where(mask > 0, logits, FLOAT_MIN)
         return out
 
     def _forward_inference(self, batch, **kwargs):
