@@ -244,6 +244,7 @@ def ppo_config(config: TrainConfig):
             gamma=ppo.gamma,
             lambda_=ppo.gae_lambda,
             clip_param=ppo.clip_range,
+            use_kl_loss=False,  # PPO's clipped loss alone, as SB3's (RLlib adds a KL penalty)
             entropy_coeff=ppo.ent_coef,
             vf_loss_coeff=ppo.vf_coef,
             grad_clip=ppo.max_grad_norm,
