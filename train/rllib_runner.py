@@ -34,6 +34,20 @@ from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 from ray.rllib.env.single_agent_episode import SingleAgentEpisode
 from ray.rllib.utils.metrics import WEIGHTS_SEQ_NO
 
+# what a fragment keeps of each step, [slot, ...]: the observations moved from, the moves, their
+# log-probabilities and the module's logits, the rewards, the games' ends, and which slots only
+# restarted a game (a move not made)
+STEP_ARRAYS = (
+    "obs",
+    "actions",
+    "logp",
+    "logits",
+    "rewards",
+    "terminated",
+    "truncated",
+    "restarting",
+)
+
 
 class FragmentRunner(SingleAgentEnvRunner):
     """``SingleAgentEnvRunner`` whose sampling of ``num_timesteps`` records the fragment as
@@ -87,8 +101,7 @@ class FragmentRunner(SingleAgentEnvRunner):
         fragment starts from), and the results of the games that ended."""
         games, module = self.env.env, self.module
         dist_class = module.get_exploration_action_dist_cls()
-        steps: dict[str, list] = {key: [] for key in ("obs", "actions", "logp", "logits")}
-        steps |= {key: [] for key in ("rewards", "terminated", "truncated", "restarting")}
+        steps: dict[str, list] = {key: [] for key in STEP_ARRAYS}
         results: dict[tuple[int, int], dict] = {}
         made = 0
         while made < num_timesteps:
@@ -101,16 +114,8 @@ class FragmentRunner(SingleAgentEnvRunner):
             actions = actions.numpy()
             obs, rewards, terminated, truncated, infos = games.step(actions)
             t = len(steps["obs"])
-            for key, value in (
-                ("obs", self._obs),
-                ("actions", actions),
-                ("logp", logp.numpy()),
-                ("logits", logits.numpy()),
-                ("rewards", rewards),
-                ("terminated", terminated),
-                ("truncated", truncated),
-                ("restarting", self._restarting),
-            ):
+            arrays = (self._obs, actions, logp.numpy(), logits.numpy(), rewards, terminated)
+            for key, value in zip(STEP_ARRAYS, (*arrays, truncated, self._restarting), strict=True):
                 steps[key].append(value)
             ended = terminated | truncated
             for slot in np.flatnonzero(ended):
