@@ -22,6 +22,7 @@ torch.set_num_threads(1)
 # One hand of three cards; the search looks at every choice with two re-deals.
 TINY = [
     'init=""',  # a fresh network each round (the config fine-tunes the shipped one)
+    "expert.base=heuristic",  # and searches over HeuristicAgent in round 1 (the config: shipped)
     "num_envs=2",
     "net_arch=[16]",
     "progress_bar=false",
