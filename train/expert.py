@@ -72,7 +72,7 @@ def train_expert(config: TrainConfig, resume: bool = False) -> Path:
         print(f"round {r}: {labels.games:,} labelled games, {len(labels):,} positions")
         # 2. Distil
         network, report = distil(
-            config, labels, run_dir / f"round_{r}" / NETWORK, start_of(config, r, network)
+            config, labels, run_dir / f"round_{r}" / NETWORK, start_of(config, network)
         )
         # 3. Refine
         if config.expert.ppo_steps:
@@ -178,12 +178,12 @@ def start_model(config: TrainConfig, start: str) -> MaskablePPO:
         vec.close()
 
 
-def start_of(config: TrainConfig, round_: int, last: Path | None) -> str:
-    """The network round ``round_`` fine-tunes: ``init`` in round 1 and the round before's
-    network after it; "" (a fresh network each round) without ``init``."""
+def start_of(config: TrainConfig, last: Path | None) -> str:
+    """The network a round fine-tunes: ``init`` in round 1 and the round before's network
+    (``last``) after it; "" (a fresh network each round) without ``init``."""
     if not config.init:
         return ""
-    return config.init if round_ == 1 or last is None else str(last)
+    return config.init if last is None else str(last)
 
 
 def distil(
