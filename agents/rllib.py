@@ -47,6 +47,15 @@ def with_mask_space(observation_space: spaces.Box) -> spaces.Box:
     )
 
 
+def masked_logits(module, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """float32 ``[n, 63]``: a ``MaskedPPOModule``'s inference logits for observation vectors and
+    their action masks, the illegal actions' at RLlib's minimum."""
+    rows = with_mask(observations, np.asarray(masks).reshape(-1, NUM_ACTIONS))
+    with torch.no_grad():
+        out = module.forward_inference({Columns.OBS: torch.as_tensor(rows)})
+    return out[Columns.ACTION_DIST_INPUTS].numpy()
+
+
 class MaskedPPOModule(DefaultPPOTorchRLModule):
     """PPO's torch module over the observation vectors of ``with_mask`` rows, logits of the
     actions their mask forbids pushed to RLlib's minimum (no probability)."""
@@ -125,8 +134,5 @@ class RLlibPolicyAgent(BaseAgent):
         return agents[0].act_batch(observations, masks)
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        masks = np.asarray(action_masks).reshape(-1, NUM_ACTIONS)
-        obs = torch.as_tensor(with_mask(observations, masks))
-        with torch.no_grad():
-            out = self.module.forward_inference({Columns.OBS: obs})
-        return out[Columns.ACTION_DIST_INPUTS].argmax(dim=1).numpy().astype(np.int64)
+        logits = masked_logits(self.module, observations, action_masks)
+        return logits.argmax(axis=1).astype(np.int64)

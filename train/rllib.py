@@ -133,15 +133,9 @@ class SnapshotPolicy:
         self.module.train(mode)
 
     def predict(self, observations, action_masks, deterministic: bool = False):
-        import torch
-        from ray.rllib.core.columns import Columns
+        from agents.rllib import masked_logits
 
-        from agents.rllib import with_mask
-
-        obs = torch.as_tensor(with_mask(observations, action_masks))
-        with torch.no_grad():
-            out = self.module.forward_inference({Columns.OBS: obs})
-        logits = out[Columns.ACTION_DIST_INPUTS].numpy().astype(np.float64)
+        logits = masked_logits(self.module, observations, action_masks).astype(np.float64)
         if deterministic:
             return logits.argmax(axis=1), None
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
