@@ -8,10 +8,13 @@ Each round:
    choice of both sides is kept with the search's verdict (``train.labels``), in chunks under
    ``<labels>/round_<r>``. Finished chunks are skipped, so a killed run resumes where it
    stopped, and ``crates label`` labels a share of a round on another machine to pool.
-2. **Distil.** A fresh network learns the search's choice at every labelled position
-   (cross-entropy over the legal moves) and the return that followed (the critic), from this
-   round's labels and, with ``expert.pool``, the rounds' before. The games held out
-   (``expert.holdout``) say how often it agrees with the search.
+2. **Distil.** From this round's labels and, with ``expert.pool``, the rounds' before. Without
+   ``init`` a fresh network learns the search's choice at every labelled position
+   (cross-entropy over the legal moves); with it, the round fine-tunes (``init`` in round 1,
+   the round before's network after it): the search's sure changes of move are learned,
+   weighted by ``expert.change_weight``, and the network keeps its own moves elsewhere. The
+   critic learns the return that followed. The games held out (``expert.holdout``) say how
+   often it agrees with the search.
 3. **Refine.** ``expert.ppo_steps`` steps of self-play PPO from the distilled network (0: none).
 4. **Check.** Duplicate deals against each baseline. TensorBoard (``<run>/tb/expert``) gets,
    at step r, the round's agreement with the search (``expert/...``) and its standing against
