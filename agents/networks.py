@@ -1,4 +1,5 @@
-"""An actor-critic whose critic sees the hidden cards (asymmetric actor-critic).
+"""The learner's networks: one-hot views of the small counts beside the observation, and an
+actor-critic whose critic sees the hidden cards (asymmetric actor-critic).
 
 In training, the learner's observation is the public vector followed by the hidden state
 (``Observer.encode_hidden``: the other hands and the stock). The actor reads only the public part,
@@ -9,10 +10,57 @@ At the table the actor needs only the public vector: ``PolicyAgent`` passes it a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
+from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import MlpExtractor
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
 from torch import nn
+
+from .base import Table
+
+# The counts a shuffle pressure turns on, and how many values each one-hot tells apart (larger
+# values share the last): who meets the empty stock, and how much a reshuffle brings back.
+COUNT_VIEWS: tuple[tuple[str, int], ...] = (
+    ("stock_size", 16),
+    ("discard_size", 16),
+    ("pending_draw", 10),
+    ("count", 13),
+    ("hand_sizes", 12),
+)
+
+
+def count_views(table: Table) -> list[tuple[int, float, int]]:
+    """(index in the observation, scale it was stored with, one-hot width) of each count of
+    ``COUNT_VIEWS`` on ``table`` (a slice of several values, hand_sizes, gives one per seat)."""
+    views = []
+    for name, width in COUNT_VIEWS:
+        start, stop = table.layout[name]
+        views += [(i, float(table.scales.get(name, 1.0)), width) for i in range(start, stop)]
+    return views
+
+
+class CountsExtractor(BaseFeaturesExtractor):
+    """The observation followed by a one-hot of each count of ``counts`` (from
+    :func:`count_views`). The observation stores a count scaled, so a tanh layer tells one card
+    left in the stock from two only through weights sharp enough to split 1/52 from 2/52; a
+    one-hot gives every value its own weights, and the search's changes of move at the end of
+    the stock are learned from far fewer examples."""
+
+    def __init__(self, observation_space: spaces.Box, counts: Sequence[Sequence[float]]) -> None:
+        counts = [(int(i), float(scale), int(width)) for i, scale, width in counts]
+        super().__init__(observation_space, observation_space.shape[0] + sum(w for *_, w in counts))
+        self.register_buffer("index", torch.tensor([i for i, _, _ in counts]), persistent=False)
+        self.register_buffer("scale", torch.tensor([s for _, s, _ in counts]), persistent=False)
+        self.widths = [w for *_, w in counts]
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        values = torch.round(observations[:, self.index] * self.scale).long()
+        parts = [observations]
+        for k, width in enumerate(self.widths):
+            parts.append(nn.functional.one_hot(values[:, k].clamp(0, width - 1), width))
+        return torch.cat([p.to(observations.dtype) for p in parts], 1)
 
 
 class SplitMlpExtractor(nn.Module):

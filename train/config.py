@@ -138,6 +138,10 @@ class TrainConfig:
     # The critic also reads the hidden cards (other hands, the stock): an asymmetric
     # actor-critic. The policy still plays from the public observation only.
     privileged_critic: bool = False
+    # One-hot views of the small counts (stock, discard pile, pending draw, count, hand sizes)
+    # beside the observation (agents.networks.CountsExtractor). A network without them starts
+    # a run with them (init) playing as it did: their weights start at zero.
+    count_features: bool = False
     num_envs: int = 16
     # Game worker processes (0: games run in the training process). The cores left over go to
     # torch, whose PPO updates take most of a run on few cores (figures: docs/experiments).
@@ -408,6 +412,11 @@ def _check_values(c: TrainConfig) -> None:
         value = config_value(c, key)
         if not allowed.holds(value):
             raise ValueError(f"config key {key} must be {allowed}, not {value!r}")
+    if c.count_features and c.privileged_critic:
+        raise ValueError(
+            "count_features and privileged_critic do not go together yet (the actor of the "
+            "privileged critic reads only the observation): set one of them to false"
+        )
     widths = all(isinstance(w, int) and not isinstance(w, bool) and w > 0 for w in c.net_arch)
     if not c.net_arch or not widths:
         raise ValueError(f"config key net_arch must be a list of layer widths, not {c.net_arch}")

@@ -32,7 +32,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam
 
-from agents.networks import PrivilegedCriticPolicy
+from agents import Table
+from agents.networks import CountsExtractor, PrivilegedCriticPolicy, count_views
 from agents.policy import first_line, load_model
 from agents.shipped import SHIPPED, shipped_network
 from crates_env.actions import NUM_ACTIONS
@@ -212,6 +213,10 @@ def make_vec_env(config: TrainConfig, shaping: PressureShaping | None = None) ->
 def policy_spec(config: TrainConfig) -> tuple[type[MaskableActorCriticPolicy], dict[str, Any]]:
     """The learner's policy class and keyword arguments."""
     kwargs: dict[str, Any] = {"net_arch": list(config.net_arch)}
+    if config.count_features:
+        table = Table.from_rules(config.ruleset())
+        kwargs["features_extractor_class"] = CountsExtractor
+        kwargs["features_extractor_kwargs"] = {"counts": count_views(table)}
     if not config.privileged_critic:
         return MaskableActorCriticPolicy, kwargs
     public_size = observation_space_of(config.env_kwargs()).shape[0]
@@ -241,12 +246,28 @@ def new_model(config: TrainConfig, vec: SelfPlayVecEnv) -> MaskablePPO:
     if config.init:
         start = checkpoint_of(config.init)
         try:
-            model.policy.load_state_dict(load_model(start).policy.state_dict())
+            model.policy.load_state_dict(widened(load_model(start).policy, model.policy))
         except RuntimeError:  # torch: the layers do not match
             raise ValueError(
-                f"init {start} is not a network of this run's shape (net_arch {config.net_arch})"
+                f"init {start} is not a network of this run's shape (net_arch {config.net_arch}, "
+                f"count_features {str(config.count_features).lower()})"
             ) from None
     return model
+
+
+def widened(start: torch.nn.Module, policy: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """``start``'s weights for ``policy``, whose first layers may read more inputs after the
+    same ones (the count features): the new inputs' weights are zeros, so ``policy`` plays as
+    ``start`` did until it learns to use them."""
+    weights, shapes = start.state_dict(), {k: v.shape for k, v in policy.state_dict().items()}
+    for key, value in weights.items():
+        shape = shapes.get(key)
+        if value.dim() != 2 or shape is None or shape[0] != value.shape[0]:
+            continue
+        if shape[1] > value.shape[1]:
+            extra = value.new_zeros(value.shape[0], shape[1] - value.shape[1])
+            weights[key] = torch.cat([value, extra], 1)
+    return weights
 
 
 def checkpoint_of(spec: str) -> Path:

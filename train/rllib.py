@@ -66,6 +66,7 @@ def check_supported(config: TrainConfig) -> None:
     switches = {
         "pressure_shaping": config.pressure_shaping,
         "privileged_critic": config.privileged_critic,
+        "count_features": config.count_features,
     }
     wrong = [key for key, on in switches.items() if on]
     if wrong:

@@ -1,0 +1,98 @@
+"""The count features: one-hot views of the small counts beside the observation, and a network
+without them widened to read them, playing as before."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents import PolicyAgent, Table
+from agents.networks import COUNT_VIEWS, CountsExtractor, count_views
+from crates_env.env import raw_env
+from train.config import load_config
+from train.ppo import LATEST, make_vec_env, new_model, train
+
+from .test_train import tiny
+
+torch.set_num_threads(1)
+
+
+def test_count_views_follow_the_tables_layout_and_scales():
+    table = Table.from_rules("crates", 4)
+    views = count_views(table)
+    stock, discard, pending, count, *hands = views
+    assert stock == (table.layout["stock_size"][0], 52.0, 16)
+    assert discard == (table.layout["discard_size"][0], 52.0, 16)
+    assert pending == (table.layout["pending_draw"][0], 12.0, 10)
+    assert count == (table.layout["count"][0], 12.0, 13)
+    start, stop = table.layout["hand_sizes"]
+    assert hands == [(i, 10.0, 12) for i in range(start, stop)]
+    assert len(views) == len(COUNT_VIEWS) - 1 + 4  # one view per seat's hand
+
+
+def test_the_extractor_puts_each_count_in_its_own_place():
+    env = raw_env(preset="crates", num_players=4)
+    env.reset(seed=3)
+    table = Table.from_env(env)
+    obs = env.observe(env.agent_selection)["observation"].copy()
+    start = table.layout["stock_size"][0]
+    obs[start] = 3 / 52  # three cards in the stock
+    obs[table.layout["discard_size"][0]] = 40 / 52  # beyond the widest value: the last place
+    obs[table.layout["pending_draw"][0]] = 2 / 12
+    obs[table.layout["count"][0]] = 0.0
+    obs[slice(*table.layout["hand_sizes"])] = np.array([1, 0, 7, 11]) / 10
+    space = env.observation_space(env.agent_selection)["observation"]
+    extractor = CountsExtractor(space, count_views(table))
+    out = extractor(torch.as_tensor(obs)[None])[0].numpy()
+    assert extractor.features_dim == len(obs) + 16 + 16 + 10 + 13 + 4 * 12
+    np.testing.assert_array_equal(out[: len(obs)], obs)
+    ones = np.flatnonzero(out[len(obs) :])
+    # stock 3; discard 15 (the last of 16); pending 2; count 0; hands 1, 0, 7, 11
+    widths = np.cumsum([0, 16, 16, 10, 13, 12, 12, 12])
+    assert list(ones) == [w + v for w, v in zip(widths, [3, 15, 2, 0, 1, 0, 7, 11], strict=True)]
+
+
+def test_a_plain_network_starts_a_count_features_run_playing_exactly_as_before(tmp_path):
+    plain = tiny(tmp_path, "run_name=plain", "total_steps=64", "net_arch=[16]")
+    train(plain)
+    wide = tiny(
+        tmp_path, "run_name=wide", "net_arch=[16]", "count_features=true", 'warm_start.teacher=""',
+        f"init={plain.run_dir / LATEST}",
+    )  # fmt: skip
+    vec = make_vec_env(wide)
+    try:
+        model = new_model(wide, vec)
+    finally:
+        vec.close()
+    assert isinstance(model.policy.features_extractor, CountsExtractor)
+    path = tmp_path / "wide.zip"
+    model.save(path)
+    env = raw_env(**plain.env_kwargs())
+    env.reset(seed=11)
+    before, after = PolicyAgent(plain.run_dir / LATEST), PolicyAgent(path)
+    rows = [env.observe(a) for a in env.agents]
+    obs = np.stack([r["observation"] for r in rows])
+    masks = np.stack([r["action_mask"] for r in rows]).astype(bool)
+    with torch.no_grad():
+        a = before.model.policy.get_distribution(torch.as_tensor(obs)).distribution.logits
+        b = after.model.policy.get_distribution(torch.as_tensor(obs)).distribution.logits
+    torch.testing.assert_close(a, b)
+    assert list(before.act_batch(obs, masks)) == list(after.act_batch(obs, masks))
+
+
+def test_a_count_features_network_is_refused_where_it_cannot_fit(tmp_path):
+    wide = tiny(tmp_path, "run_name=wide", "total_steps=64", "net_arch=[16]", "count_features=true")
+    train(wide)
+    plain = tiny(
+        tmp_path, "run_name=plain", "net_arch=[16]", 'warm_start.teacher=""',
+        f"init={wide.run_dir / LATEST}",
+    )  # fmt: skip
+    vec = make_vec_env(plain)
+    try:
+        with pytest.raises(ValueError, match="count_features false"):
+            new_model(plain, vec)
+    finally:
+        vec.close()
+    with pytest.raises(ValueError, match="count_features and privileged_critic"):
+        load_config("configs/default.yaml", ["count_features=true", "privileged_critic=true"])
