@@ -303,3 +303,12 @@ def test_resume_refuses_a_missing_or_corrupt_checkpoint(tmp_path):
     (config.run_dir / LATEST).write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="not a MaskablePPO checkpoint"):
         train(config, resume=True)
+
+
+@pytest.mark.parametrize("text", ["3e-5", "3E-5", "3.0e-5", "+3e-5"])
+def test_a_float_in_exponent_notation_is_a_float_with_or_without_its_dot(text):
+    # YAML 1.1 (PyYAML) reads 3e-5 as a string; the key's type says it is a number
+    c = load_config("configs/default.yaml", [f"ppo.learning_rate={text}"])
+    assert c.ppo.learning_rate == pytest.approx(3e-5)
+    with pytest.raises(ValueError, match="num_envs must be a int, not '3e2'"):
+        load_config("configs/default.yaml", ["num_envs=3e2"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -363,8 +364,13 @@ def _build(cls, data: dict[str, Any], prefix: str):
     return cls(**values)
 
 
+EXPONENT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
+
+
 def _coerce(value: Any, default: Any, key: str) -> Any:
     """Accept ``value`` if it has the default's type (ints pass as floats)."""
+    if isinstance(default, float) and isinstance(value, str) and EXPONENT.fullmatch(value):
+        value = float(value)  # YAML 1.1 reads 3e-5 (no dot) as a string
     if isinstance(default, bool):
         ok = isinstance(value, bool)
     elif isinstance(default, float):
