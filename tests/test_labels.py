@@ -187,3 +187,18 @@ def test_pooling_refuses_other_settings_and_empty_folders(tmp_path):
     (tmp_path / "chunk_00009.npz").write_bytes(b"junk")
     with pytest.raises(ValueError, match=r"chunk_00009\.npz: not a labels chunk"):
         pool_labels([tmp_path])
+
+
+def test_a_base_network_is_known_by_its_contents_not_its_name(tmp_path):
+    from agents.shipped import shipped_network
+
+    copy = tmp_path / "renamed.zip"
+    copy.write_bytes(shipped_network().read_bytes())
+    spec = "search:samples=2,stock_max=3,z=1,base="
+    shipped = LabelPlan(env=ENV, search=spec + "shipped").settings()
+    renamed = LabelPlan(env=ENV, search=spec + str(copy)).settings()
+    assert shipped == renamed
+    assert shipped["search"] == "search:samples=2,stock_max=3,z=1"
+    other = tmp_path / "other.zip"
+    other.write_bytes(copy.read_bytes() + b"\0")
+    assert LabelPlan(env=ENV, search=spec + str(other)).settings() != shipped

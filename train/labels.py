@@ -63,14 +63,18 @@ class LabelPlan:
     deepen_at: float = 80.0
 
     def settings(self) -> dict[str, Any]:
-        """What the labels depend on, for the chunk files (a base network by its contents)."""
+        """What the labels depend on, for the chunk files: a base network by its contents,
+        not its name (``shipped`` and a copy of that file label alike)."""
         settings = json.loads(json.dumps(asdict(self), sort_keys=True))
-        base = search_settings(self.search.partition(":")[2]).get("base", "heuristic")
+        name, _, spec = self.search.partition(":")
+        base = search_settings(spec).get("base", "heuristic")
         if base != "heuristic":
             path = shipped_network() if base == SHIPPED else Path(str(base))
             if not path.is_file():
                 raise ValueError(f"the search's base network {path} does not exist")
             settings["base_sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+            rest = [item for item in spec.split(",") if item and not item.startswith("base=")]
+            settings["search"] = f"{name}:{','.join(rest)}"
         return settings
 
 
