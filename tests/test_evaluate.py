@@ -255,7 +255,7 @@ def test_ratings_follow_the_standing_not_the_lowest_score():
 ONE_AT_A_TIME = [
     (
         {
-            "agents": ("checkpoints/crates_4p.zip", "heuristic"),
+            "agents": ("checkpoints/crates_4p_clone.zip", "heuristic"),  # shipped at 23585a6
             "options": {"deal_schedule": [3, 2]},
         },
         ("fd8fd2bc2086809c", 6),

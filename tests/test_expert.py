@@ -149,7 +149,13 @@ def test_init_starts_a_run_from_a_checkpoints_weights(tmp_path):
     network = train_expert(config)
     plain = load_config(
         "configs/default.yaml",
-        ["net_arch=[16]", "num_envs=2", 'warm_start.teacher=""', f"init={network}"],
+        [
+            "net_arch=[16]",
+            "count_features=true",
+            "num_envs=2",
+            'warm_start.teacher=""',
+            f"init={network}",
+        ],
     )
     vec = make_vec_env(plain)
     try:
@@ -187,7 +193,7 @@ def test_crates_label_labels_a_share_of_a_round_that_the_run_then_pools(tmp_path
     ("overrides", "message"),
     [
         (["reward_transform=symlog"], "needs reward_transform: none"),
-        (["privileged_critic=true"], "does not take privileged_critic"),
+        (["privileged_critic=true", "count_features=false"], "does not take privileged_critic"),
         (["expert.base=nowhere.zip"], "expert.base must be heuristic, shipped or"),
         (["expert.opponent=genius"], "expert.opponent names 'genius'"),
         (["expert.samples=1"], "expert.z > 0 needs expert.samples >= 2"),
@@ -211,5 +217,5 @@ def test_crates_label_refuses_bad_chunks_and_rounds(tmp_path, capsys):
             main([*args, *extra])
         assert message in capsys.readouterr().err
     with pytest.raises(SystemExit):  # round 2 needs round 1's network
-        main([*args, "--round", "2", "--set", f"runs_dir={tmp_path}"])
+        main([*args, "--round", "2", "--set", f"runs_dir={tmp_path}", "--set", "expert.rounds=2"])
     assert "base network" in capsys.readouterr().err
