@@ -241,14 +241,21 @@ def test_a_folder_that_is_not_an_rllib_module_is_refused(tmp_path):
 
 def _train_until(command: list[str], run, steps_past: int, err) -> subprocess.Popen:
     """``crates train`` in a session of its own (its Ray processes too), once its state file
-    on disk has gone past ``steps_past`` steps."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "train.cli", *command],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=err,
-        start_new_session=True,
-    )
+    on disk has gone past ``steps_past`` steps.
+
+    It starts with Ctrl-C at its default, as a command typed at a terminal does: a shell that
+    starts pytest in the background starts it ignoring SIGINT, which a child would inherit."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "train.cli", *command],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            start_new_session=True,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
     deadline = time.time() + 300
     while time.time() < deadline and process.poll() is None:
         if _steps(run) > steps_past:
