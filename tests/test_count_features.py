@@ -11,7 +11,8 @@ from agents import PolicyAgent, Table
 from agents.networks import COUNT_VIEWS, CountsExtractor, count_views
 from crates_env.env import raw_env
 from train.config import load_config
-from train.ppo import LATEST, make_vec_env, new_model, train
+from train.expert import start_model
+from train.ppo import LATEST, train
 
 from .test_train import tiny
 
@@ -60,11 +61,7 @@ def test_a_plain_network_starts_a_count_features_run_playing_exactly_as_before(t
         tmp_path, "run_name=wide", "net_arch=[16]", "count_features=true", 'warm_start.teacher=""',
         f"init={plain.run_dir / LATEST}",
     )  # fmt: skip
-    vec = make_vec_env(wide)
-    try:
-        model = new_model(wide, vec)
-    finally:
-        vec.close()
+    model = start_model(wide, wide.init)
     assert isinstance(model.policy.features_extractor, CountsExtractor)
     path = tmp_path / "wide.zip"
     model.save(path)
@@ -88,11 +85,7 @@ def test_a_count_features_network_is_refused_where_it_cannot_fit(tmp_path):
         tmp_path, "run_name=plain", "net_arch=[16]", 'warm_start.teacher=""',
         f"init={wide.run_dir / LATEST}",
     )  # fmt: skip
-    vec = make_vec_env(plain)
-    try:
-        with pytest.raises(ValueError, match="count_features false"):
-            new_model(plain, vec)
-    finally:
-        vec.close()
+    with pytest.raises(ValueError, match="count_features false"):
+        start_model(plain, plain.init)
     with pytest.raises(ValueError, match="count_features and privileged_critic"):
         load_config("configs/default.yaml", ["count_features=true", "privileged_critic=true"])

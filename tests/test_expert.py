@@ -12,10 +12,9 @@ import torch
 from agents.policy import load_model
 from train.cli import main
 from train.config import load_config
-from train.expert import STATE, label_plan, labels_folder, train_expert
+from train.expert import STATE, label_plan, labels_folder, start_model, train_expert
 from train.imitation import Hold
 from train.labels import Labels, chunk_path
-from train.ppo import make_vec_env, new_model
 
 torch.set_num_threads(1)
 
@@ -157,21 +156,13 @@ def test_init_starts_a_run_from_a_checkpoints_weights(tmp_path):
             f"init={network}",
         ],
     )
-    vec = make_vec_env(plain)
-    try:
-        model = new_model(plain, vec)
-    finally:
-        vec.close()
+    model = start_model(plain, plain.init)
     saved = load_model(network).policy.state_dict()
     for name, value in model.policy.state_dict().items():
         assert torch.equal(value, saved[name]), name
     wide = load_config("configs/default.yaml", ['warm_start.teacher=""', f"init={network}"])
-    vec = make_vec_env(wide)
-    try:
-        with pytest.raises(ValueError, match="not a network of this run's shape"):
-            new_model(wide, vec)
-    finally:
-        vec.close()
+    with pytest.raises(ValueError, match="not a network of this run's shape"):
+        start_model(wide, wide.init)
 
 
 def test_crates_label_labels_a_share_of_a_round_that_the_run_then_pools(tmp_path, capsys):
