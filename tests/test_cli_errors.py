@@ -72,6 +72,9 @@ def test_every_numeric_config_key_has_a_range():
         ("warm_start.learning_rate=-1", "warm_start.learning_rate must be > 0, not -1.0"),
         ("seed=-1", "config key seed must be >= 0, not -1"),
         ("net_arch=[true]", "net_arch must be a list of layer widths"),
+        ("expert.chunks=[4, 0]", "expert.chunks must be >= 1, not [4, 0]"),
+        ("expert.chunks=[]", "expert.chunks must be a int or a list of ints, one a round, not []"),
+        ("ppo.n_steps=[64]", "ppo.n_steps must be a int, not [64]"),  # one number, every round
     ],
 )
 def test_impossible_settings_stop_before_anything_starts(override, message):

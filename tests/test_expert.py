@@ -54,7 +54,7 @@ def tiny(tmp_path, *more: str):
 
 
 def test_two_rounds_label_distil_check_and_hand_on_the_network(tmp_path):
-    config = tiny(tmp_path)
+    config = tiny(tmp_path, "expert.chunks=[2, 1]")  # two chunks in round 1, one in round 2
     latest = train_expert(config)
     run = config.run_dir
     rounds = json.loads((run / STATE).read_text())["rounds"]
@@ -68,8 +68,8 @@ def test_two_rounds_label_distil_check_and_hand_on_the_network(tmp_path):
     # round 2 searched over round 1's network and learned from both rounds' labels
     assert "base=" + str(first) in label_plan(config, 2).search
     assert rounds[1]["positions"] == rounds[0]["positions"] + rounds[1]["new_rows"]
-    for r in (1, 2):
-        assert all(chunk_path(labels_folder(config, r), i).is_file() for i in range(2))
+    labelled = {r: sorted(p.name for p in labels_folder(config, r).iterdir()) for r in (1, 2)}
+    assert labelled == {1: ["chunk_00000.npz", "chunk_00001.npz"], 2: ["chunk_00000.npz"]}
     events = list((run / "tb" / "expert").glob("events.out.tfevents.*"))
     assert events and b"expert/agreement" in events[0].read_bytes()
     assert b"eval/vs_random/win_rate" in events[0].read_bytes()

@@ -97,7 +97,9 @@ class ExpertConfig:
     # or more (with deepen: the decisions that matter); the base's move elsewhere.
     min_redeals: int = 1
     opponent: str = "heuristic"  # who the searching side plays in the labelled games
-    chunks: int = 100  # label chunks per round (each a file of games_per_chunk games)
+    # Label chunks per round (each a file of games_per_chunk games): one number for every round,
+    # or a list of each round's (the last entry for any round after it).
+    chunks: int | list[int] = 100
     games_per_chunk: int = 16
     workers: int = 2  # labelling processes
     # Where each round's label chunks go (<labels>/round_<r>); "" keeps them in the run folder.
@@ -112,6 +114,12 @@ class ExpertConfig:
     # changes of move are learned with this weight, and elsewhere the network keeps its own play.
     change_weight: float = 1.0
     ppo_steps: int = 0  # PPO self-play steps after each round's distillation (0: none)
+
+    def round_chunks(self, round_: int) -> int:
+        """How many chunks round ``round_`` (from 1) labels."""
+        if isinstance(self.chunks, int):
+            return self.chunks
+        return self.chunks[min(round_, len(self.chunks)) - 1]
 
 
 @dataclass
@@ -364,6 +372,8 @@ def _build(cls, data: dict[str, Any], prefix: str):
     return cls(**values)
 
 
+# Integer keys that also take a list of ints, one per round.
+PER_ROUND = {"expert.chunks"}
 EXPONENT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 
 
@@ -380,8 +390,13 @@ def _coerce(value: Any, default: Any, key: str) -> Any:
         ok = isinstance(value, int) and not isinstance(value, bool)
     else:
         ok = isinstance(value, type(default))
+    if not ok and key in PER_ROUND and isinstance(value, list) and value:
+        ok = all(isinstance(v, int) and not isinstance(v, bool) for v in value)
     if not ok:
-        raise ValueError(f"config key {key} must be a {type(default).__name__}, not {value!r}")
+        kind = type(default).__name__ + (
+            f" or a list of {type(default).__name__}s, one a round" if key in PER_ROUND else ""
+        )
+        raise ValueError(f"config key {key} must be a {kind}, not {value!r}")
     return value
 
 
@@ -416,7 +431,7 @@ def _check_values(c: TrainConfig) -> None:
             )
     for key, allowed in RANGES.items():
         value = config_value(c, key)
-        if not allowed.holds(value):
+        if not all(map(allowed.holds, value if isinstance(value, list) else [value])):
             raise ValueError(f"config key {key} must be {allowed}, not {value!r}")
     if c.count_features and c.privileged_critic:
         raise ValueError(

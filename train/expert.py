@@ -142,12 +142,12 @@ def label_round(
     workers: int | None = None,
     progress: bool = True,
 ):
-    """Label the round's missing chunks (all ``expert.chunks``, or ``chunks``); yields each
-    finished chunk's number of positions. ``crates label`` runs this alone."""
+    """Label the round's missing chunks (the round's ``expert.chunks``, or ``chunks``); yields
+    each finished chunk's number of positions. ``crates label`` runs this alone."""
     from tqdm import tqdm
 
     plan = label_plan(config, round_, base)
-    chunks = range(config.expert.chunks) if chunks is None else chunks
+    chunks = range(config.expert.round_chunks(round_)) if chunks is None else chunks
     workers = config.expert.workers if workers is None else workers
     folder = labels_folder(config, round_)
     bar = tqdm(
