@@ -74,6 +74,8 @@ def test_every_numeric_config_key_has_a_range():
         ("net_arch=[true]", "net_arch must be a list of layer widths"),
         ("expert.chunks=[4, 0]", "expert.chunks must be >= 1, not [4, 0]"),
         ("expert.chunks=[]", "expert.chunks must be a int or a list of ints, one a round, not []"),
+        ("expert.epochs=[30, 0]", "expert.epochs must be >= 1, not [30, 0]"),
+        ("expert.epochs=[1.5]", "expert.epochs must be a int or a list of ints, one a round"),
         ("ppo.n_steps=[64]", "ppo.n_steps must be a int, not [64]"),  # one number, every round
     ],
 )

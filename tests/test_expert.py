@@ -13,7 +13,7 @@ from agents.policy import load_model
 from train.cli import main
 from train.config import load_config
 from train.expert import STATE, label_plan, labels_folder, start_model, train_expert
-from train.imitation import Hold
+from train.imitation import Hold, clone
 from train.labels import Labels, chunk_path
 
 torch.set_num_threads(1)
@@ -53,9 +53,18 @@ def tiny(tmp_path, *more: str):
     )
 
 
-def test_two_rounds_label_distil_check_and_hand_on_the_network(tmp_path):
-    config = tiny(tmp_path, "expert.chunks=[2, 1]")  # two chunks in round 1, one in round 2
+def test_two_rounds_label_distil_check_and_hand_on_the_network(tmp_path, monkeypatch):
+    passes = []  # each distillation's epochs
+
+    def counted_clone(policy, demos, epochs, *args, **kwargs):
+        passes.append(epochs)
+        return clone(policy, demos, epochs, *args, **kwargs)
+
+    monkeypatch.setattr("train.expert.clone", counted_clone)
+    # two chunks and two epochs in round 1, one chunk and one epoch in round 2
+    config = tiny(tmp_path, "expert.chunks=[2, 1]", "expert.epochs=[2, 1]")
     latest = train_expert(config)
+    assert passes == [2, 1]
     run = config.run_dir
     rounds = json.loads((run / STATE).read_text())["rounds"]
     assert [d["round"] for d in rounds] == [1, 2]
@@ -195,6 +204,14 @@ def test_crates_label_labels_a_share_of_a_round_that_the_run_then_pools(tmp_path
 def test_bad_expert_settings_are_refused_by_name(tmp_path, overrides, message):
     with pytest.raises(ValueError, match=message):
         tiny(tmp_path, *overrides)
+
+
+def test_crates_label_labels_the_rounds_own_chunk_count_by_default(tmp_path, capsys):
+    sets = [a for item in [*TINY, f"runs_dir={tmp_path}", f"expert.labels={tmp_path / 'labels'}",
+                           "expert.chunks=[1, 3]"] for a in ("--set", item)]  # fmt: skip
+    assert main(["label", "--config", "configs/crates_4p_expert.yaml", *sets]) == 0
+    folder = labels_folder(tiny(tmp_path), 1)
+    assert sorted(p.name for p in folder.iterdir()) == ["chunk_00000.npz"]
 
 
 def test_crates_label_refuses_bad_chunks_and_rounds(tmp_path, capsys):

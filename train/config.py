@@ -97,8 +97,8 @@ class ExpertConfig:
     # or more (with deepen: the decisions that matter); the base's move elsewhere.
     min_redeals: int = 1
     opponent: str = "heuristic"  # who the searching side plays in the labelled games
-    # Label chunks per round (each a file of games_per_chunk games): one number for every round,
-    # or a list of each round's (the last entry for any round after it).
+    # Label chunks per round (each a file of games_per_chunk games). This and epochs take one
+    # number for every round, or a list of each round's (the last entry for any round after it).
     chunks: int | list[int] = 100
     games_per_chunk: int = 16
     workers: int = 2  # labelling processes
@@ -107,7 +107,7 @@ class ExpertConfig:
     labels: str = ""
     pool: bool = True  # a round learns from every round's labels so far, not only its own
     holdout: float = 0.05  # share of the labelled games kept back to measure agreement
-    epochs: int = 10
+    epochs: int | list[int] = 10  # the distillation's passes over the pooled labels, a round
     batch_size: int = 4096
     learning_rate: float = 1e-3
     # With init (a network that already plays) each round fine-tunes instead: the search's sure
@@ -117,9 +117,18 @@ class ExpertConfig:
 
     def round_chunks(self, round_: int) -> int:
         """How many chunks round ``round_`` (from 1) labels."""
-        if isinstance(self.chunks, int):
-            return self.chunks
-        return self.chunks[min(round_, len(self.chunks)) - 1]
+        return _of_round(self.chunks, round_)
+
+    def round_epochs(self, round_: int) -> int:
+        """How many epochs round ``round_`` (from 1) distils."""
+        return _of_round(self.epochs, round_)
+
+
+def _of_round(value: int | list[int], round_: int) -> int:
+    """A per-round setting's value in round ``round_``: the list's entry, or its last one."""
+    if isinstance(value, int):
+        return value
+    return value[min(round_, len(value)) - 1]
 
 
 @dataclass
@@ -373,7 +382,7 @@ def _build(cls, data: dict[str, Any], prefix: str):
 
 
 # Integer keys that also take a list of ints, one per round.
-PER_ROUND = {"expert.chunks"}
+PER_ROUND = {"expert.chunks", "expert.epochs"}
 EXPONENT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 
 

@@ -75,7 +75,7 @@ def train_expert(config: TrainConfig, resume: bool = False) -> Path:
         print(f"round {r}: {labels.games:,} labelled games, {len(labels):,} positions")
         # 2. Distil
         network, report = distil(
-            config, labels, run_dir / f"round_{r}" / NETWORK, start_of(config, network)
+            config, r, labels, run_dir / f"round_{r}" / NETWORK, start_of(config, network)
         )
         # 3. Refine
         if config.expert.ppo_steps:
@@ -190,12 +190,12 @@ def start_of(config: TrainConfig, last: Path | None) -> str:
 
 
 def distil(
-    config: TrainConfig, labels: Labels, path: Path, start: str = ""
+    config: TrainConfig, round_: int, labels: Labels, path: Path, start: str = ""
 ) -> tuple[Path, dict[str, Any]]:
     """A network of the run's shape taught ``labels`` (the search's choices at ``expert.z``
-    and the returns), saved at ``path``; the numbers for the run's log. From a fresh network,
-    or fine-tuned from the network ``start`` (a checkpoint, or ``shipped``): it learns the
-    search's changes of move and keeps its own play elsewhere."""
+    and the returns) for round ``round_``'s epochs, saved at ``path``; the numbers for the
+    run's log. From a fresh network, or fine-tuned from the network ``start`` (a checkpoint, or
+    ``shipped``): it learns the search's changes of move and keeps its own play elsewhere."""
     ex = config.expert
     target = labels.target(ex.z, ex.min_redeals)
     # the first games teach, the last ones (at least one, with a holdout) judge
@@ -213,7 +213,13 @@ def distil(
     # a network that already plays keeps its own moves wherever the search has no sure change
     hold = Hold(target[learn] == labels.base[learn], ex.change_weight) if start else None
     stats = clone(
-        model.policy, demos, ex.epochs, ex.batch_size, ex.learning_rate, config.seed, hold=hold
+        model.policy,
+        demos,
+        ex.round_epochs(round_),
+        ex.batch_size,
+        ex.learning_rate,
+        config.seed,
+        hold=hold,
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_save_model(model, path)

@@ -320,7 +320,7 @@ def run_label(args: argparse.Namespace) -> int:
     config = load_config(args.config, args.set)
     if not 1 <= args.round <= max(1, config.expert.rounds):
         raise ValueError(f"--round must be from 1 to expert.rounds ({config.expert.rounds})")
-    chunks = parse_chunks(args.chunks, config.expert.chunks)
+    chunks = parse_chunks(args.chunks, config.expert.round_chunks(args.round))
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
     rows = sum(label_round(config, args.round, chunks=chunks, workers=args.workers))
