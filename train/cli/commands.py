@@ -320,7 +320,7 @@ def run_label(args: argparse.Namespace) -> int:
     config = load_config(args.config, args.set)
     if not 1 <= args.round <= max(1, config.expert.rounds):
         raise ValueError(f"--round must be from 1 to expert.rounds ({config.expert.rounds})")
-    chunks = parse_chunks(args.chunks, config.expert.round_chunks(args.round))
+    chunks = parse_chunks(args.chunks)
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
     rows = sum(label_round(config, args.round, chunks=chunks, workers=args.workers))
@@ -328,10 +328,10 @@ def run_label(args: argparse.Namespace) -> int:
     return 0
 
 
-def parse_chunks(text: str | None, default: int) -> range:
-    """``"10:20"`` -> chunks 10 to 19; None -> all ``default`` chunks of a round."""
+def parse_chunks(text: str | None) -> range | None:
+    """``"10:20"`` -> chunks 10 to 19; None -> None (``label_round`` labels the round's own)."""
     if text is None:
-        return range(default)
+        return None
     first, colon, stop = text.partition(":")
     try:
         chunks = range(int(first), int(stop))
