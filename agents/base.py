@@ -189,6 +189,11 @@ class Table:
             table = replace(table, layout=layout)
         return table
 
+    @property
+    def ruleset(self) -> Ruleset:
+        """The table's rules (the preset's defaults for a table built without them)."""
+        return self.rules if self.rules is not None else make_ruleset(self.preset, self.num_players)
+
     # ------------------------------------------------------------------ reading observations
     @property
     def obs_size(self) -> int:

@@ -16,6 +16,7 @@ import numpy as np
 from crates_env.actions import ANNOUNCE, NUM_ACTIONS
 
 from .base import BaseAgent, Table
+from .checkpoints import TableRecord, check_table
 
 
 class PolicyAgent(BaseAgent):
@@ -27,7 +28,8 @@ class PolicyAgent(BaseAgent):
     policy need not learn it. ``table`` (optional) checks that the model was trained on this
     table's observation size.
     A missing file, a file that is not a MaskablePPO checkpoint or a model whose spaces do not fit
-    raises ``ValueError`` naming the path and the problem.
+    raises ``ValueError`` naming the path and the problem, and so does a network that learned at
+    another table than ``table`` (``agents.checkpoints``: it would play a game it never learned).
     """
 
     def __init__(
@@ -47,6 +49,8 @@ class PolicyAgent(BaseAgent):
         version = self.path.stat().st_mtime_ns if self.path.is_file() else None
         self.model = _shared_model(self.path.resolve(), version, device)
         _check_spaces(self.model, self.path, table)
+        if table is not None:
+            check_table(self.path, TableRecord.of(table.ruleset))
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None, :], action_mask[None, :])[0])

@@ -2,8 +2,9 @@
 regular, ``pip install --user``, ``--target``): files of the installed packages, read with
 ``importlib.resources``.
 
-- the trained network (``agents/data/crates_4p.zip``): the agent named ``shipped``
-  (``crates eval --agents shipped heuristic``, ``search:base=shipped``);
+- the trained networks (``agents/data/<preset>_<players>p.zip``, each recording the table it
+  learned, ``agents.checkpoints``): the agent named ``shipped`` is the network of the table at
+  hand (``crates eval --preset P --agents shipped heuristic``, ``search:base=shipped``);
 - the training configs (``train/configs/*.yaml``; ``crates train`` reads ``default.yaml``
   unless given ``--config``).
 
@@ -18,8 +19,12 @@ import contextlib
 from importlib import resources
 from pathlib import Path
 
+from crates_env.rules import Ruleset
+
+from .checkpoints import TableRecord, read_table
+
 SHIPPED = "shipped"  # the shipped network's agent name
-NETWORK = "crates_4p.zip"  # 4-player crates: docs/model_card.md
+NETWORKS = "data"  # the folder of the shipped networks, one per table: docs/model_card.md
 
 _EXTRACTED = contextlib.ExitStack()  # files of a zipped install, copied out until exit
 atexit.register(_EXTRACTED.close)
@@ -37,6 +42,40 @@ def package_file(package: str, relative: str, what: str) -> Path:
     return _EXTRACTED.enter_context(resources.as_file(resource))
 
 
-def shipped_network() -> Path:
-    """The shipped network's checkpoint (``PolicyAgent`` plays it)."""
-    return package_file("agents", f"data/{NETWORK}", "the shipped network")
+def network_name(rules: Ruleset) -> str:
+    """The file name of the shipped network of a table's preset and players."""
+    return f"{rules.preset}_{rules.num_players}p.zip"
+
+
+def shipped_tables() -> list[TableRecord]:
+    """The tables the package ships a network for."""
+    folder = resources.files("agents").joinpath(NETWORKS)
+    files = sorted(f.name for f in folder.iterdir() if f.name.endswith(".zip"))
+    return [read_table(package_file("agents", f"{NETWORKS}/{name}", name)) for name in files]
+
+
+def shipped_network(rules: Ruleset) -> Path:
+    """The checkpoint of the network the package ships for the table of ``rules``
+    (``PolicyAgent`` plays it); ValueError listing the tables that have one if this one has
+    none."""
+    table = TableRecord.of(rules)
+    folder = resources.files("agents").joinpath(NETWORKS)
+    if folder.joinpath(network_name(rules)).is_file():
+        path = package_file("agents", f"{NETWORKS}/{network_name(rules)}", "the shipped network")
+        learned = read_table(path)
+        if learned is not None and not learned.mismatch(table):
+            return path
+    have = ", ".join(str(t) for t in shipped_tables() if t is not None) or "none"
+    raise ValueError(
+        f"no shipped network for {table}: the package ships networks for {have} "
+        "(train one for this table: docs/training.md)"
+    )
+
+
+def has_shipped_network(rules: Ruleset) -> bool:
+    """Whether the package ships a network for the table of ``rules``."""
+    try:
+        shipped_network(rules)
+    except ValueError:
+        return False
+    return True

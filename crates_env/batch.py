@@ -270,6 +270,16 @@ class ReferenceGames(GameBatch):
         better."""
         return final_standing(self.game(slot))
 
+    @property
+    def standings(self) -> np.ndarray:
+        """float ``[B, teams]``: every game's ``standing``, as it stands now (zeros in a slot
+        that holds no game yet)."""
+        out = np.zeros((self.num_games, self.rules.num_teams), dtype=np.float64)
+        for i, p in enumerate(self._games):
+            if p is not None:
+                out[i] = final_standing(p.game)
+        return out
+
     def last_hands(self) -> tuple[np.ndarray, np.ndarray]:
         """Per game, how its last finished hand ended (int ``[B]``, an index of
         ``HAND_ENDINGS``) and who went out in it (-1: nobody); 0 and -1 before any hand."""
@@ -303,7 +313,7 @@ def game_batch(num_games: int, engine: str = "auto", **env_kwargs: Any) -> GameB
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r} is not valid; use one of {', '.join(ENGINES)}")
     if engine != "reference":
-        why = compiled_refusal(_rules_of(env_kwargs))
+        why = compiled_refusal(rules_of_env(env_kwargs))
         if not why:
             from .vector import VectorGame
 
@@ -313,7 +323,7 @@ def game_batch(num_games: int, engine: str = "auto", **env_kwargs: Any) -> GameB
     return ReferenceGames(num_games, **env_kwargs)
 
 
-def _rules_of(env_kwargs: dict[str, Any]) -> Ruleset:
+def rules_of_env(env_kwargs: dict[str, Any]) -> Ruleset:
     """The ruleset ``env_kwargs`` name (the environment's own settings set aside)."""
     options = {k: v for k, v in env_kwargs.items() if k not in BATCH_SETTINGS}
     return make_ruleset(

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from crates_env.actions import NUM_ACTIONS
+from crates_env.rules import make_ruleset
 from train.labels import (
     LabelPlan,
     Labels,
@@ -193,12 +194,13 @@ def test_a_base_network_is_known_by_its_contents_not_its_name(tmp_path):
     from agents.shipped import shipped_network
 
     copy = tmp_path / "renamed.zip"
-    copy.write_bytes(shipped_network().read_bytes())
+    copy.write_bytes(shipped_network(make_ruleset("crates", 4)).read_bytes())
     spec = "search:samples=2,stock_max=3,z=1,base="
-    shipped = LabelPlan(env=ENV, search=spec + "shipped").settings()
-    renamed = LabelPlan(env=ENV, search=spec + str(copy)).settings()
+    table = {"preset": "crates", "num_players": 4}  # the shipped network's own table
+    shipped = LabelPlan(env=table, search=spec + "shipped").settings()
+    renamed = LabelPlan(env=table, search=spec + str(copy)).settings()
     assert shipped == renamed
     assert shipped["search"] == "search:samples=2,stock_max=3,z=1"
     other = tmp_path / "other.zip"
     other.write_bytes(copy.read_bytes() + b"\0")
-    assert LabelPlan(env=ENV, search=spec + str(other)).settings() != shipped
+    assert LabelPlan(env=table, search=spec + str(other)).settings() != shipped

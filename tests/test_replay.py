@@ -89,7 +89,7 @@ def test_training_writes_replays_of_its_final_evaluation_and_says_where(tmp_path
         [f"runs_dir={tmp_path}", "eval.baselines=[random, greedy]", "eval.final_deals=1",
          "eval.replays=1"],
     )  # fmt: skip
-    pages = final_replays(config, shipped_network())
+    pages = final_replays(config, shipped_network(config.ruleset()))
     run = config.run_dir
     assert pages == [run / "replays/vs_random/deal0-lineup0.html",
                      run / "replays/vs_greedy/deal0-lineup0.html"]  # fmt: skip

@@ -10,6 +10,7 @@ import pytest
 from agents import HeuristicAgent, SearchAgent, Table, search_settings, shipped_network
 from crates_env.cards import parse_card
 from crates_env.env import raw_env
+from crates_env.rules import make_ruleset
 from train.imitation import Collection, collect
 
 
@@ -180,7 +181,10 @@ def test_search_needs_the_game_and_checks_its_settings():
 
 def test_search_over_the_shipped_network_plays_legal_moves():
     env, obs, mask = _env_at(7, stock_at_most=6)
-    for base in ("shipped", str(shipped_network())):  # by its name, or by its path
+    for base in (
+        "shipped",
+        str(shipped_network(make_ruleset("crates", 4))),
+    ):  # by its name, or by its path
         agent = SearchAgent(Table.from_env(env), samples=2, base=base, seed=1)
         assert mask[agent.act_in(env, obs, mask)]
 

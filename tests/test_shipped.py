@@ -13,6 +13,7 @@ import pytest
 
 from agents import PolicyAgent, Table, make_agent, shipped_network
 from crates_env.env import raw_env
+from crates_env.rules import make_ruleset
 from train.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +27,7 @@ SHIPPED = {
 
 
 def test_the_shipped_network_plays_legal_moves_of_4_player_crates():
-    path = shipped_network()
+    path = shipped_network(make_ruleset("crates", 4))
     assert path.read_bytes() == (ROOT / "checkpoints" / "crates_4p.zip").read_bytes()
     env = raw_env(preset="crates", num_players=4)
     table = Table.from_env(env)
@@ -90,8 +91,8 @@ def test_an_install_outside_any_prefix_finds_the_network_and_the_configs(tmp_pat
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     code = (
-        "import agents, agents.shipped as s; "
-        "print(agents.__file__); print(s.shipped_network()); "
+        "import agents, agents.shipped as s; from crates_env.rules import make_ruleset; "
+        "print(agents.__file__); print(s.shipped_network(make_ruleset('crates', 4))); "
         "print(s.package_file('train', 'configs/default.yaml', 'the default config'))"
     )
     out = subprocess.run(
@@ -109,7 +110,7 @@ def test_an_install_outside_any_prefix_finds_the_network_and_the_configs(tmp_pat
 def test_a_damaged_shipped_network_is_one_clear_error(tmp_path, monkeypatch, capsys):
     broken = tmp_path / "crates_4p.zip"
     broken.write_bytes(b"not a checkpoint")
-    monkeypatch.setattr("agents.shipped.shipped_network", lambda: broken)
+    monkeypatch.setattr("agents.shipped.shipped_network", lambda rules: broken)
     with pytest.raises(SystemExit) as exit_:
         main(["eval", "--deals", "1", "--out", str(tmp_path / "out")])
     assert exit_.value.code == 2

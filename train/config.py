@@ -179,7 +179,12 @@ class TrainConfig:
     expert: ExpertConfig = field(default_factory=ExpertConfig)
     # A MaskablePPO checkpoint whose weights start a new run (instead of a fresh network and
     # its warm start); expert iteration's PPO refinement starts from each round's network.
+    # "shipped" is the network the package ships for this table.
     init: str = ""
+    # A network remembers the table it learned at (agents.checkpoints) and init refuses one of
+    # another table unless this says so: a kreights network may start from the crates one
+    # (where the layers' shapes fit), but never by accident.
+    init_other_table: bool = False
 
     @property
     def run_dir(self) -> Path:
@@ -480,6 +485,8 @@ def _check_values(c: TrainConfig) -> None:
         )
     if c.init and c.init != "shipped" and not Path(c.init).is_file():
         raise ValueError(f"init must be shipped or a MaskablePPO checkpoint file, not {c.init!r}")
+    if c.init_other_table and not c.init:
+        raise ValueError("init_other_table: true needs init, the network to start from")
     if c.init and c.warm_start.teacher:
         raise ValueError("init and warm_start.teacher both start the network: give one of them")
     _check_expert(c)

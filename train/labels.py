@@ -33,9 +33,17 @@ from agents import SearchAgent, Table, make_agent, search_settings
 from agents.search import Verdict
 from agents.shipped import SHIPPED, shipped_network
 from crates_env.actions import NUM_ACTIONS
+from crates_env.batch import rules_of_env
 from crates_env.env import raw_env
+from crates_env.rules import Ruleset
 from train.files import load_arrays, save_arrays
-from train.workers import serve_parent, torch_threads
+from train.workers import (
+    RAY_RETRIES,
+    WorkersFailed,
+    ray_session,
+    serve_parent,
+    torch_threads,
+)
 
 CHUNK = "chunk_{:05d}.npz"
 
@@ -62,6 +70,10 @@ class LabelPlan:
     deepen: int = 0
     deepen_at: float = 80.0
 
+    def rules(self) -> Ruleset:
+        """The table's rules."""
+        return rules_of_env(self.env)
+
     def settings(self) -> dict[str, Any]:
         """What the labels depend on, for the chunk files: a base network by its contents,
         not its name (``shipped`` and a copy of that file label alike)."""
@@ -69,7 +81,7 @@ class LabelPlan:
         name, _, spec = self.search.partition(":")
         base = search_settings(spec).get("base", "heuristic")
         if base != "heuristic":
-            path = shipped_network() if base == SHIPPED else Path(str(base))
+            path = shipped_network(self.rules()) if base == SHIPPED else Path(str(base))
             if not path.is_file():
                 raise ValueError(f"the search's base network {path} does not exist")
             settings["base_sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -309,20 +321,41 @@ def _label_and_save(job: tuple[LabelPlan, int, Path, dict]) -> int:
     return len(labels)
 
 
+def _label_task(plan: LabelPlan, index: int, cwd: str) -> Labels:
+    """A Ray task: chunk ``index``'s labels (a base network's relative path read from the
+    driver's folder where the node has it); the driver writes the file."""
+    if Path(cwd).is_dir():
+        os.chdir(cwd)
+    with torch_threads(1):
+        return label_chunk(plan, index)
+
+
 def _init_labeller() -> None:
     serve_parent()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     torch.set_num_threads(1)  # a search's batches are small: see torch_threads
 
 
-def label(plan: LabelPlan, folder: Path, chunks: Iterable[int], workers: int = 1) -> Iterator[int]:
-    """Label the chunks of ``chunks`` missing from ``folder`` (over ``workers`` processes);
-    yields each finished chunk's number of rows, as it lands."""
+def label(
+    plan: LabelPlan,
+    folder: Path,
+    chunks: Iterable[int],
+    workers: int = 1,
+    ray: str | None = None,
+) -> Iterator[int]:
+    """Label the chunks of ``chunks`` missing from ``folder`` (over ``workers`` processes, or
+    as Ray tasks on the cluster at ``ray``, ``LOCAL_RAY`` for RAY_ADDRESS's or a local one);
+    yields each finished chunk's number of rows, as it lands. A chunk is seeded by its index
+    alone and written whole, so a run stopped anywhere keeps every chunk it finished, the next
+    labels only the missing ones, and the files are the same bytes wherever they were made."""
     settings = plan.settings()
     folder.mkdir(parents=True, exist_ok=True)
     for labelled in _chunks_in(folder)[:1]:  # a folder holds one plan's chunks
         load_arrays(labelled, [], settings, "a labels chunk", "; label them in another folder")
     jobs = [(plan, i, folder, settings) for i in pending(folder, chunks)]
+    if ray is not None:
+        yield from _label_on_ray(jobs, ray, workers)
+        return
     if workers <= 1:
         with torch_threads(1):
             for job in jobs:
@@ -331,6 +364,33 @@ def label(plan: LabelPlan, folder: Path, chunks: Iterable[int], workers: int = 1
     ctx = mp.get_context("spawn")
     with ctx.Pool(workers, initializer=_init_labeller) as pool:
         yield from pool.imap_unordered(_label_and_save, jobs)
+
+
+def _label_on_ray(jobs: list, address: str, workers: int) -> Iterator[int]:
+    """``label``'s jobs as Ray tasks, each chunk written here as it comes back."""
+    with ray_session(address, workers) as ray:
+        task = ray.remote(num_cpus=1, max_retries=RAY_RETRIES)(_label_task)
+        refs = {
+            task.remote(plan, index, os.getcwd()): job for job in jobs for plan, index in [job[:2]]
+        }
+        pending_refs = list(refs)
+        try:
+            while pending_refs:
+                ready, pending_refs = ray.wait(pending_refs, num_returns=1)
+                try:
+                    labels = ray.get(ready[0])
+                except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError) as exc:
+                    raise WorkersFailed(
+                        f"a Ray worker labelling a chunk died ({type(exc).__name__}), and so "
+                        f"did the {RAY_RETRIES} retries of its task: the finished chunks are "
+                        "kept; label again to do the rest"
+                    ) from None
+                _, index, folder, settings = refs[ready[0]]
+                labels.save(chunk_path(folder, index), settings)
+                yield len(labels)
+        finally:
+            for ref in pending_refs:  # stopped early: no task goes on labelling for nobody
+                ray.cancel(ref, force=True)
 
 
 def _chunks_in(folder: Path) -> list[Path]:

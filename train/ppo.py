@@ -33,10 +33,12 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam
 
 from agents import Table
+from agents.checkpoints import TableRecord, check_table, write_table
 from agents.networks import CountsExtractor, PrivilegedCriticPolicy, count_views
 from agents.policy import first_line, load_model
 from agents.shipped import SHIPPED, shipped_network
 from crates_env.actions import NUM_ACTIONS
+from crates_env.rules import Ruleset
 from train.config import TrainConfig, check_run_folder
 from train.evaluation import evaluate_against_baselines
 from train.files import atomic_write, write_atomically
@@ -244,7 +246,9 @@ def new_model(config: TrainConfig, vec: SelfPlayVecEnv) -> MaskablePPO:
         **vars(config.ppo),
     )
     if config.init:
-        start = checkpoint_of(config.init)
+        start = checkpoint_of(config.init, config.ruleset())
+        if not config.init_other_table:
+            check_table(start, TableRecord.of(config.ruleset()))
         try:
             model.policy.load_state_dict(widened(load_model(start).policy, model.policy))
         except RuntimeError:  # torch: the layers do not match
@@ -270,9 +274,10 @@ def widened(start: torch.nn.Module, policy: torch.nn.Module) -> dict[str, torch.
     return weights
 
 
-def checkpoint_of(spec: str) -> Path:
-    """A checkpoint named in a config: ``shipped`` (the network the package ships) or a path."""
-    return shipped_network() if spec == SHIPPED else Path(spec)
+def checkpoint_of(spec: str, rules: Ruleset) -> Path:
+    """A checkpoint named in a config: ``shipped`` (the network the package ships for the
+    table of ``rules``) or a path."""
+    return shipped_network(rules) if spec == SHIPPED else Path(spec)
 
 
 def resume_model(config: TrainConfig, vec: SelfPlayVecEnv, snapshots: list[dict]) -> MaskablePPO:
@@ -376,7 +381,7 @@ class CheckpointAndEvalCallback(BaseCallback):
 
     def save(self) -> None:
         self.check_finite()  # a diverged policy never replaces the last good checkpoint
-        atomic_save_model(self.model, self.run_dir / LATEST)
+        atomic_save_model(self.model, self.run_dir / LATEST, self.config.ruleset())
         self.state["last_checkpoint"] = self.num_timesteps
         self.state["num_timesteps"] = self.num_timesteps
         atomic_write(self.run_dir / STATE, json.dumps(self.state, indent=2))
@@ -393,7 +398,7 @@ class CheckpointAndEvalCallback(BaseCallback):
         if score > self.state.get("best_score", -float("inf")):
             self.state["best_score"] = score
             self.state["best_step"] = self.num_timesteps
-            atomic_save_model(self.model, self.run_dir / BEST)
+            atomic_save_model(self.model, self.run_dir / BEST, self.config.ruleset())
         self.save()
 
 
@@ -408,8 +413,14 @@ def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- 4. save
-def atomic_save_model(model: MaskablePPO, path: Path) -> None:
-    write_atomically(path, model.save)
+def atomic_save_model(model: MaskablePPO, path: Path, rules: Ruleset) -> None:
+    """The checkpoint, with the table it learned at (``agents.checkpoints``), atomically."""
+
+    def save(tmp: Path) -> None:
+        model.save(tmp)
+        write_table(tmp, TableRecord.of(rules))
+
+    write_atomically(path, save)
 
 
 def remove_unlisted_snapshots(run_dir: Path, listed: list[str]) -> None:

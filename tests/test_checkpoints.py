@@ -1,0 +1,182 @@
+"""A network knows its table: checkpoints record the table they learned at, a network is refused
+at another table, ``shipped`` follows the table, and training starts from another table's network
+only when asked."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+
+import pytest
+
+from agents import PolicyAgent, SearchAgent, Table, make_agent
+from agents.checkpoints import TABLE_FILE, TableRecord, read_table, write_table
+from agents.shipped import shipped_network, shipped_tables
+from crates_env.observation import LAYOUT_VERSION, SLICES
+from crates_env.rules import make_ruleset
+from train.cli import main
+from train.config import load_config
+from train.ppo import atomic_save_model, make_vec_env, new_model
+
+CRATES_4 = make_ruleset("crates", 4)
+# the slices of each observation layout version: a change to SLICES must bump LAYOUT_VERSION
+# (networks of the old layout are then refused) and add its digest here
+LAYOUT_DIGESTS = {1: "3e43a131"}
+
+
+def _table(preset: str, players: int = 4, **options) -> Table:
+    return Table.from_rules(preset, players, **options)
+
+
+def _network(tmp_path, preset: str, name: str = "net.zip", **rules):
+    """A small untrained network saved as training saves one, recording its table."""
+    config = load_config(
+        "configs/default.yaml",
+        [
+            f"preset={preset}",
+            "net_arch=[8]",
+            "num_envs=1",
+            f"runs_dir={tmp_path}",
+            f"rules={json.dumps(rules)}",
+        ],
+    )
+    vec = make_vec_env(config)
+    try:
+        model = new_model(config, vec)
+    finally:
+        vec.close()
+    path = tmp_path / name
+    atomic_save_model(model, path, config.ruleset())
+    return path, model
+
+
+def test_the_layout_version_pins_the_observation_slices():
+    digest = hashlib.sha256(repr(SLICES).encode()).hexdigest()[:8]
+    assert LAYOUT_DIGESTS.get(LAYOUT_VERSION) == digest, (
+        "the observation's slices changed: bump crates_env.observation.LAYOUT_VERSION and "
+        f"record its digest {digest} here"
+    )
+
+
+def test_a_saved_network_records_its_table(tmp_path):
+    path, _ = _network(tmp_path, "kreights", deal_schedule=[3, 2])
+    record = read_table(path)
+    assert record == TableRecord("kreights", 4, {}, LAYOUT_VERSION)
+    assert record.schedule == {"deal_schedule": [3, 2]}  # recorded, but not the table
+    path, _ = _network(tmp_path, "crates", "options.zip", standig_jokers=True)
+    record = read_table(path)
+    assert record == TableRecord("crates", 4, {"standig_jokers": True}, LAYOUT_VERSION)
+    assert str(record) == "4-player crates (standig_jokers=True)"
+    with zipfile.ZipFile(path) as z:  # one record, beside SB3's own files
+        assert z.namelist().count(TABLE_FILE) == 1 and "policy.pth" in z.namelist()
+
+
+def test_a_network_at_another_table_is_refused_naming_both_tables(tmp_path):
+    network = shipped_network(CRATES_4)
+    PolicyAgent(network, table=_table("crates"))  # its own table
+    for table, name in [
+        (_table("crazy_eights"), "4-player crazy_eights"),
+        (_table("kreights"), "4-player kreights"),
+        (_table("crates", standig_jokers=True), "4-player crates (standig_jokers=True)"),
+    ]:
+        assert table.obs_size == _table("crates").obs_size  # the shapes fit: only the record tells
+        with pytest.raises(ValueError) as info:
+            PolicyAgent(network, table=table)
+        message = str(info.value)
+        assert f"it learned 4-player crates, and this table is {name}" in message
+        assert "init_other_table" in message
+        with pytest.raises(ValueError, match="it learned 4-player crates"):
+            SearchAgent(table, base=str(network))
+
+
+def test_a_network_plays_its_table_at_any_length_of_game():
+    """A shorter deal schedule, another first dealer: the same table."""
+    network = shipped_network(CRATES_4)
+    for options in ({"deal_schedule": [3, 2]}, {"first_dealer": 2, "max_hands": 40}):
+        PolicyAgent(network, table=_table("crates", **options))
+        assert shipped_network(make_ruleset("crates", 4, **options)) == network
+
+
+def test_a_network_of_another_layout_version_is_refused(tmp_path):
+    path, _ = _network(tmp_path, "crates")
+    write_table(path, TableRecord("crates", 4, {}, LAYOUT_VERSION + 1))
+    with pytest.raises(ValueError, match=f"reads observation layout {LAYOUT_VERSION + 1}"):
+        PolicyAgent(path, table=_table("crates"))
+
+
+def test_a_checkpoint_without_a_record_is_checked_by_its_size_alone(tmp_path):
+    """Checkpoints written before the record existed still play where their input fits."""
+    path, _ = _network(tmp_path, "crates")
+    bare = tmp_path / "bare.zip"
+    with zipfile.ZipFile(path) as old, zipfile.ZipFile(bare, "w") as new:
+        for info in old.infolist():
+            if info.filename != TABLE_FILE:
+                new.writestr(info, old.read(info))
+    assert read_table(bare) is None
+    PolicyAgent(bare, table=_table("kreights"))
+    with pytest.raises(ValueError, match="observes 284 values"):
+        PolicyAgent(bare, table=_table("crates", 3))
+
+
+def test_a_damaged_record_is_named(tmp_path):
+    path, _ = _network(tmp_path, "crates")
+    with zipfile.ZipFile(path) as old:
+        entries = [(i, old.read(i)) for i in old.infolist() if i.filename != TABLE_FILE]
+    with zipfile.ZipFile(path, "w") as new:
+        for info, data in entries:
+            new.writestr(info, data)
+        new.writestr(TABLE_FILE, '{"preset": "crates"}')
+    with pytest.raises(ValueError, match=f"its {TABLE_FILE} is damaged"):
+        PolicyAgent(path, table=_table("crates"))
+
+
+def test_shipped_follows_the_table():
+    assert make_agent("shipped", _table("crates")).path == shipped_network(CRATES_4)
+    assert [str(t) for t in shipped_tables()] == ["4-player crates"]
+    for table in (_table("crazy_eights"), _table("crates", 3), _table("kreights")):
+        for spec in ("shipped", "search:base=shipped"):
+            with pytest.raises(ValueError) as info:
+                make_agent(spec, table)
+            assert f"no shipped network for {table.num_players}-player {table.preset}" in str(
+                info.value
+            )
+            assert "the package ships networks for 4-player crates" in str(info.value)
+
+
+def test_crates_eval_of_shipped_at_a_table_without_one_is_one_clear_line(tmp_path, capsys):
+    argv = ["eval", "--preset", "crazy_eights", "--agents", "shipped", "heuristic"]
+    with pytest.raises(SystemExit) as exit_:
+        main([*argv, "--deals", "1", "--out", str(tmp_path / "out")])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "no shipped network for 4-player crazy_eights" in err and err.count("\n") == 1
+
+
+def test_crates_eval_defaults_to_the_baselines_at_a_table_without_a_shipped_network():
+    from train.cli.commands import default_agents
+
+    assert default_agents("crates", 4, {}) == ["shipped", "heuristic"]
+    assert default_agents("zimbabwe", 4, {}) == ["heuristic", "greedy", "random"]
+
+
+def test_training_starts_from_another_tables_network_only_when_asked(tmp_path):
+    crates, start = _network(tmp_path, "crates")
+    overrides = ["preset=kreights", "net_arch=[8]", "num_envs=1", f"runs_dir={tmp_path}"]
+    overrides += [f"init={crates}", 'warm_start.teacher=""']
+    config = load_config("configs/default.yaml", overrides)
+    vec = make_vec_env(config)
+    try:
+        with pytest.raises(ValueError, match="it learned 4-player crates, and this table is 4-pl"):
+            new_model(config, vec)
+        asked = load_config("configs/default.yaml", [*overrides, "init_other_table=true"])
+        model = new_model(asked, vec)
+    finally:
+        vec.close()
+    for key, value in start.policy.state_dict().items():
+        assert model.policy.state_dict()[key].equal(value)
+
+
+def test_init_other_table_without_init_is_refused():
+    with pytest.raises(ValueError, match="init_other_table: true needs init"):
+        load_config("configs/default.yaml", ["init_other_table=true"])
