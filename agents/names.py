@@ -13,7 +13,7 @@ from .scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from .search import SearchAgent
 
 AGENT_NAMES = ("random", "greedy", "heuristic", "search", shipped.SHIPPED)
-SEARCH_SETTINGS = {"samples": int, "stock_max": int, "base": str, "z": float}
+SEARCH_SETTINGS = {"samples": int, "stock_max": int, "base": str, "z": float, "deepen": int}
 
 
 def agent_by_name(spec: str, table: Table, seed: int | None = None) -> Agent:
@@ -29,7 +29,7 @@ def agent_by_name(spec: str, table: Table, seed: int | None = None) -> Agent:
     if name == "heuristic" and not colon:
         return HeuristicAgent(table, seed)
     if name == shipped.SHIPPED and not colon:
-        return PolicyAgent(shipped.shipped_network(), table=table)
+        return PolicyAgent(shipped.shipped_network(table.ruleset), table=table)
     raise ValueError(
         f"unknown agent {spec!r}: valid names are {', '.join(AGENT_NAMES)} (search:setting=value,"
         f"... with settings {', '.join(SEARCH_SETTINGS)}), the path of an existing "

@@ -50,8 +50,9 @@ STATE = "expert.json"
 NETWORK = "network.zip"  # each round's network, in <run>/round_<r>/
 
 
-def train_expert(config: TrainConfig, resume: bool = False) -> Path:
-    """Run (or resume) the rounds; return the path of the last round's network."""
+def train_expert(config: TrainConfig, resume: bool = False, ray: str | None = None) -> Path:
+    """Run (or resume) the rounds, labelling as Ray tasks on the cluster at ``ray`` if given;
+    return the path of the last round's network."""
     run_dir = config.run_dir
     check_run_folder(run_dir / STATE, resume)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -70,7 +71,7 @@ def train_expert(config: TrainConfig, resume: bool = False) -> Path:
             continue
         base = search_base(config, r)
         # 1. Label
-        rows = sum(label_round(config, r, base))
+        rows = sum(label_round(config, r, base, ray=ray))
         labels = round_labels(config, r)
         print(f"round {r}: {labels.games:,} labelled games, {len(labels):,} positions")
         # 2. Distil
@@ -141,9 +142,11 @@ def label_round(
     chunks: range | None = None,
     workers: int | None = None,
     progress: bool = True,
+    ray: str | None = None,
 ):
-    """Label the round's missing chunks (the round's ``expert.chunks``, or ``chunks``); yields
-    each finished chunk's number of positions. ``crates label`` runs this alone."""
+    """Label the round's missing chunks (the round's ``expert.chunks``, or ``chunks``), over
+    worker processes or as Ray tasks on the cluster at ``ray``; yields each finished chunk's
+    number of positions. ``crates label`` runs this alone."""
     from tqdm import tqdm
 
     plan = label_plan(config, round_, base)
@@ -151,7 +154,7 @@ def label_round(
     workers = config.expert.workers if workers is None else workers
     folder = labels_folder(config, round_)
     bar = tqdm(
-        label(plan, folder, chunks, workers),
+        label(plan, folder, chunks, workers, ray),
         total=len(chunks),
         initial=len(chunks) - len(pending(folder, chunks)),
         desc=f"round {round_} labels",
@@ -222,7 +225,7 @@ def distil(
         hold=hold,
     )
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_save_model(model, path)
+    atomic_save_model(model, path, config.ruleset())
     report = {
         "positions": len(labels),
         "searched": int(labels.searched.sum()),

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
+
+FIXED_DATE = (1980, 1, 1, 0, 0, 0)  # zip's earliest date, for archives that compare by bytes
 
 
 def write_atomically(path: Path, write: Callable[[Path], None]) -> None:
@@ -25,9 +28,21 @@ def atomic_write(path: Path, text: str) -> None:
 
 
 def save_arrays(path: Path, arrays: dict[str, np.ndarray], settings: dict) -> None:
-    """Arrays and the settings they were made under, in one compressed .npz, atomically."""
-    text = json.dumps(settings, sort_keys=True)
-    write_atomically(path, lambda tmp: np.savez_compressed(tmp, settings=text, **arrays))
+    """Arrays and the settings they were made under, in one compressed .npz, atomically. The
+    same arrays and settings give the same bytes, wherever and whenever they are written (the
+    archive's dates are fixed, where ``np.savez_compressed`` stamps the time): files made on
+    other machines compare byte for byte."""
+    entries = {"settings": np.asarray(json.dumps(settings, sort_keys=True)), **arrays}
+
+    def write(tmp: Path) -> None:
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, array in entries.items():
+                info = zipfile.ZipInfo(f"{name}.npy", date_time=FIXED_DATE)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with archive.open(info, "w", force_zip64=True) as f:
+                    np.lib.format.write_array(f, np.asanyarray(array), allow_pickle=False)
+
+    write_atomically(path, write)
 
 
 def load_arrays(

@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
@@ -80,6 +81,54 @@ def sigterm_as_ctrl_c() -> Iterator[None]:
 
 def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
+
+
+LOCAL_RAY = "local"  # --ray without an address: RAY_ADDRESS's cluster if set, else a local Ray
+# A Ray task whose worker process dies (killed, out of memory, a node lost) runs again from
+# scratch this many times: games and label chunks are seeded by themselves, so nothing changes.
+RAY_RETRIES = 3
+
+
+def check_ray(address: str) -> Any:
+    """The ``ray`` module, checked before any work: ValueError when it is not installed or the
+    address is blank."""
+    if not isinstance(address, str) or not address.strip():
+        raise ValueError(
+            f"--ray takes a cluster's address (host:port, ray://host:port) or nothing, "
+            f"not {address!r}"
+        )
+    try:
+        import ray
+    except ImportError:
+        raise ValueError(
+            "--ray needs Ray, an optional extra: pip install 'crates-rl[ray]' "
+            "(pip install -e '.[ray]' in a checkout)"
+        ) from None
+    return ray
+
+
+@contextlib.contextmanager
+def ray_session(address: str, cpus: int) -> Iterator[Any]:
+    """The ``ray`` module, joined to the cluster at ``address`` (``LOCAL_RAY``: RAY_ADDRESS's
+    cluster if set, else a local Ray of ``cpus`` CPUs) for the block; a Ray this process
+    started is shut down after it, one already running is left as it was."""
+    ray = check_ray(address)
+    started = not ray.is_initialized()
+    if started:
+        where = None if address == LOCAL_RAY else address
+        # A local Ray gets the command's worker count as its CPUs; a cluster brings its own.
+        local = where is None and "RAY_ADDRESS" not in os.environ
+        init_ray(
+            address=where,
+            num_cpus=cpus if local else None,
+            include_dashboard=False,
+            log_to_driver=False,
+        )
+    try:
+        yield ray
+    finally:
+        if started:
+            ray.shutdown()
 
 
 def init_ray(**kwargs) -> None:

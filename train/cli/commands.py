@@ -34,13 +34,27 @@ def parse_rules(pairs: list[str]) -> dict[str, Any]:
 
 
 def default_agents(preset: str, players: int, rules: dict[str, Any]) -> list[str]:
-    """The shipped network against the strongest baseline on the table it was trained for
-    (4-player crates, standard rules); the three baselines anywhere else."""
-    from agents.shipped import SHIPPED
+    """The shipped network against the strongest baseline at a table the package ships a
+    network for; the three baselines anywhere else."""
+    from agents.shipped import SHIPPED, has_shipped_network
+    from train.config import rules_of
 
-    if (preset, players, rules) == ("crates", 4, {}):
+    if has_shipped_network(rules_of(preset, players, rules)):
         return [SHIPPED, "heuristic"]
     return ["heuristic", "greedy", "random"]
+
+
+def add_ray_argument(p: argparse.ArgumentParser, what: str, cpus: str = "--workers") -> None:
+    """``--ray [ADDRESS]``: ``what`` as Ray tasks."""
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help=f"{what} as Ray tasks: on the cluster at ADDRESS, or without it on RAY_ADDRESS's "
+        f"cluster or a local Ray of {cpus} CPUs (pip install 'crates-rl[ray]')",
+    )
 
 
 def add_table_arguments(p: argparse.ArgumentParser) -> None:
@@ -79,15 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the engine the games run on: auto (the compiled one wherever it plays the table "
         "and no agent looks ahead in the game), vector, or reference; the same records",
     )
-    ev.add_argument(
-        "--ray",
-        nargs="?",
-        const="local",
-        default=None,
-        metavar="ADDRESS",
-        help="play the games as Ray tasks: on the cluster at ADDRESS, or without it on "
-        "RAY_ADDRESS's cluster or a local Ray of --workers CPUs (pip install 'crates-rl[ray]')",
-    )
+    add_ray_argument(ev, "play the games")
     ev.add_argument("--out", type=Path, default=None, help="output folder (default: eval_out/…)")
     ev.add_argument("--no-tensorboard", action="store_true", help="skip TensorBoard scalars")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -144,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --backend rllib: the Ray cluster to train on (default: RAY_ADDRESS's, or a "
         "local Ray)",
     )
+    add_ray_argument(tr, "expert iteration: label each round's chunks", "expert.workers")
 
     la = sub.add_parser(
         "label",
@@ -159,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the chunks to label, e.g. 0:50 (default: the round's expert.chunks)",
     )
     la.add_argument("--workers", type=int, default=None, help="processes (default: expert.workers)")
+    add_ray_argument(la, "label the chunks")
 
     pl = sub.add_parser("play", help="take a seat in the terminal against agents")
     pl.add_argument("--seat", type=int, default=0, help="your seat (default: 0)")
@@ -291,13 +299,18 @@ def run_train(args: argparse.Namespace) -> int:
     config = load_config(path, args.set)
     if args.address is not None and args.backend != "rllib":
         raise ValueError("--address is for --backend rllib (a Ray cluster)")
+    if args.ray is not None and not config.expert.rounds:
+        raise ValueError(
+            "--ray labels expert iteration's rounds on Ray (expert.rounds > 0); to train PPO "
+            "on a Ray cluster use --backend rllib --address ADDRESS"
+        )
     if config.expert.rounds:
         if args.backend != "sb3":
             raise ValueError("expert iteration (expert.rounds > 0) trains on --backend sb3")
         from train.expert import train_expert
 
         print(f"expert iteration {config.run_dir}: {config.expert.rounds} round(s)")
-        checkpoint = train_expert(config, resume=args.resume)
+        checkpoint = train_expert(config, resume=args.resume, ray=args.ray)
         print(f"checkpoint: {checkpoint}")
         print(final_table(config, checkpoint))
         return 0
@@ -323,7 +336,8 @@ def run_label(args: argparse.Namespace) -> int:
     chunks = parse_chunks(args.chunks)
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
-    rows = sum(label_round(config, args.round, chunks=chunks, workers=args.workers))
+    labelled = label_round(config, args.round, chunks=chunks, workers=args.workers, ray=args.ray)
+    rows = sum(labelled)
     print(f"labelled {rows:,} positions into {labels_folder(config, args.round)}")
     return 0
 

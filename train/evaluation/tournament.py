@@ -13,11 +13,11 @@ import sys
 from agents import Table, make_agent
 from crates_env.batch import ENGINES
 from train.config import rules_of
-from train.workers import torch_threads
+from train.workers import check_ray, torch_threads
 
 from . import games
 from .games import EvalConfig, GameRecord, Interrupted, init_worker, lineups
-from .on_ray import check_ray, run_on_ray
+from .on_ray import run_on_ray
 
 
 def validate(config: EvalConfig) -> Table:
