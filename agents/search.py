@@ -40,6 +40,7 @@ import numpy as np
 
 from crates_env.batch import game_batch
 from crates_env.game import Game
+from crates_env.rules import lead_over_others
 
 from . import shipped
 from .base import BaseAgent, Table, decide_batch
@@ -55,7 +56,11 @@ class SearchAgent(BaseAgent):
     ``base``: ``"heuristic"``, ``"shipped"`` (the network the package ships) or the path of a
     MaskablePPO checkpoint, the policy that plays
     every seat in the rollouts and this seat where it does not search; ``z``: leave the base
-    policy's move only for one better by ``z`` standard errors (0: always the best-looking move).
+    policy's move only for one better by ``z`` standard errors (0: always the best-looking move);
+    ``deepen``: up to this many more rounds of ``samples`` re-deals for a decision whose best
+    move still beats the base policy's by ``z / 2`` standard errors or more after the re-deals
+    so far (a change that may be real gets the re-deals to tell; the many clear keeps cost no
+    more).
     """
 
     needs_env = True
@@ -68,10 +73,15 @@ class SearchAgent(BaseAgent):
         base: str = "heuristic",
         seed: int | None = 0,
         z: float = 1.0,
+        deepen: int = 0,
     ) -> None:
         for name, value, low in (("samples", samples, 1), ("stock_max", stock_max, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"SearchAgent {name} must be an int >= {low}, not {value!r}")
+        if isinstance(deepen, bool) or not isinstance(deepen, int) or deepen < 0:
+            raise ValueError(f"SearchAgent deepen must be an int >= 0, not {deepen!r}")
+        if deepen and not z:
+            raise ValueError("SearchAgent deepen > 0 needs z > 0: it deepens the unsure changes")
         if isinstance(z, bool) or not isinstance(z, int | float) or not 0 <= z < float("inf"):
             raise ValueError(f"SearchAgent z must be a number >= 0, not {z!r}")
         if z > 0 and samples < 2:
@@ -82,7 +92,7 @@ class SearchAgent(BaseAgent):
         if base == "heuristic":
             self.base_policy = HeuristicAgent(table, seed)
         elif base == shipped.SHIPPED:
-            self.base_policy = PolicyAgent(shipped.shipped_network(), table=table)
+            self.base_policy = PolicyAgent(shipped.shipped_network(table.ruleset), table=table)
         elif isinstance(base, str) and base.endswith(".zip"):
             self.base_policy = PolicyAgent(base, table=table)
         else:
@@ -90,7 +100,7 @@ class SearchAgent(BaseAgent):
                 "SearchAgent base must be 'heuristic', 'shipped' or a checkpoint path (.zip), "
                 f"not {base!r}"
             )
-        self.samples, self.stock_max, self.z = samples, stock_max, float(z)
+        self.samples, self.stock_max, self.z, self.deepen = samples, stock_max, float(z), deepen
         self.table, self.base = table, base
         self.rng = np.random.default_rng(seed)
         self._batches: dict[tuple, Any] = {}  # (rules, size) -> a batch of games, for rollouts
@@ -107,7 +117,8 @@ class SearchAgent(BaseAgent):
     @property
     def batch_group(self) -> tuple:
         """Searches of one setting decide together: their rollouts run as one batch."""
-        return ("search", id(self.table), self.samples, self.stock_max, self.base, self.z)
+        settings = (self.samples, self.stock_max, self.base, self.z, self.deepen)
+        return ("search", id(self.table), *settings)
 
     @classmethod
     def act_group(cls, agents, observations, masks, envs=None) -> np.ndarray:
@@ -122,8 +133,6 @@ class SearchAgent(BaseAgent):
         rows = range(len(agents))
         searching = [i for i in rows if agents[i].searches(envs[i], legal[i])]
         first = agents[0]
-        decisions = [(envs[i], legal[i]) for i in searching]
-        margins = first.margins_of(decisions, [agents[i].rng for i in searching])
         # z=0 never needs the base move where it searches (and never asks for it: a base policy
         # may draw from its own random stream)
         based = [i for i in rows if first.z > 0 or i not in searching]
@@ -131,10 +140,36 @@ class SearchAgent(BaseAgent):
         if based:
             policies = [agents[i].base_policy for i in based]
             actions[based] = decide_batch(policies, observations[based], masks[based])
-        for i, margin in zip(searching, margins, strict=True):
-            base = int(actions[i]) if first.z > 0 else None
+        decisions = [(envs[i], legal[i]) for i in searching]
+        bases = [int(actions[i]) if first.z > 0 else None for i in searching]
+        margins = first.deepened_margins(decisions, bases, [agents[i].rng for i in searching])
+        for i, margin, base in zip(searching, margins, bases, strict=True):
             actions[i] = legal[i][Verdict.of(margin, legal[i], base).choice(first.z)]
         return actions
+
+    def deepened_margins(
+        self,
+        decisions: Sequence[tuple[Any, np.ndarray]],
+        bases: Sequence[int | None],
+        rngs: Sequence[np.random.Generator] | None = None,
+    ) -> list[np.ndarray]:
+        """``margins_of(decisions)``, then up to ``deepen`` more rounds of as many re-deals for
+        each decision whose best move still beats its base move (``bases``) by ``z / 2``
+        standard errors: each decision's margins over all its re-deals."""
+        rngs = [self.rng] * len(decisions) if rngs is None else rngs
+        margins = self.margins_of(decisions, rngs)
+        for _ in range(self.deepen):
+            verdicts = [
+                Verdict.of(margin, legal, base)
+                for margin, (_, legal), base in zip(margins, decisions, bases, strict=True)
+            ]
+            unsure = [i for i, v in enumerate(verdicts) if v.may_change(self.z / 2)]
+            if not unsure:
+                break
+            more = self.margins_of([decisions[i] for i in unsure], [rngs[i] for i in unsure])
+            for i, extra in zip(unsure, more, strict=True):
+                margins[i] = np.hstack([margins[i], extra])
+        return margins
 
     def searches(self, env, legal: np.ndarray) -> bool:
         """Whether the agent searches this decision: a real choice, the stock short enough."""
@@ -186,7 +221,7 @@ class SearchAgent(BaseAgent):
             hand[starts[-1] : slot] = g.hand_index
         used = np.arange(batch.num_games) < slot
         batch.copy_games(np.zeros(batch.num_games - slot, dtype=int), np.flatnonzero(~used))
-        before = batch.scores
+        before = batch.standings
         actions = np.zeros(batch.num_games, dtype=np.int64)
         actions[:slot] = np.concatenate(moves)
         batch.step(actions, active=used)
@@ -200,12 +235,14 @@ class SearchAgent(BaseAgent):
             actions[:] = 0
             actions[rows] = decide_batch(policies[: len(rows)], observations, masks)
             batch.step(actions, active=live)
-        points = batch.scores - before  # the hand's points: scores change only when a hand ends
+        # what the hand did to each side's standing: its points as the preset counts them, or
+        # in an elimination game -1 for the side it knocked out and +1 for those it did not
+        gained = batch.standings - before
         ended = batch.hands_played > hand
         out = []
         for g, (_, legal), start in zip(games, decisions, starts, strict=True):
             rows = slice(start, start + len(legal) * self.samples)
-            side = g.rules.margin(points[rows], g.rules.team_of(g.to_play))
+            side = lead_over_others(gained[rows], g.rules.team_of(g.to_play))
             margins = np.where(ended[rows], side, 0.0)
             out.append(margins.reshape(self.samples, len(legal)).T)
         return out
@@ -256,6 +293,14 @@ class Verdict:
         samples = margins.shape[1]
         se = gain.std(axis=1, ddof=1) / np.sqrt(samples) if samples > 1 else np.zeros_like(values)
         return cls(legal, values, gain.mean(axis=1), se, base)
+
+    def may_change(self, z: float) -> bool:
+        """Whether the best-looking move beats the base move by more than ``z`` standard errors
+        of the gain (always, without a base move)."""
+        if self.base is None:
+            return True
+        best = int(self.values.argmax())
+        return best != self.base and self.gains[best] > z * self.gain_se[best]
 
     def choice(self, z: float) -> int:
         """The index of the move to play: the best-looking one, unless it beats the base move

@@ -37,7 +37,7 @@ from train.evaluation import (
     summarize,
     write_outputs,
 )
-from train.evaluation.report import better_points
+from train.evaluation.report import better_standing, saved_rules
 from train.workers import sigterm_as_ctrl_c
 
 TIMING = "timing.json"
@@ -45,6 +45,8 @@ TIMING = "timing.json"
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--preset", default="crates", help="the rule system (default crates)")
+    p.add_argument("--players", type=int, default=4)
     p.add_argument("--deals", type=int, default=50)
     p.add_argument("--samples", type=int, default=16, help="re-deals per move")
     p.add_argument("--stock-max", type=int, default=10, help="search from this stock size down")
@@ -73,7 +75,12 @@ def main(argv: list[str] | None = None) -> None:
     spec = f"search:samples={args.samples},stock_max={args.stock_max},base={args.base}"
     spec += "" if args.z is None else f",z={args.z:g}"
     config = EvalConfig(
-        agents=(spec, "heuristic"), deals=args.deals, seed=args.seed, workers=args.workers
+        agents=(spec, "heuristic"),
+        preset=args.preset,
+        num_players=args.players,
+        deals=args.deals,
+        seed=args.seed,
+        workers=args.workers,
     )
     start, cpu_start = time.perf_counter(), cpu_seconds()
     with sigterm_as_ctrl_c():
@@ -98,7 +105,7 @@ def cpu_seconds() -> float:
 def pool_report(folders: list[Path]) -> str:
     """One comparison of SearchAgent and HeuristicAgent over the deals of saved runs."""
     files = [f / "deals.csv" for f in folders]
-    names, points, _ = zip(*(read_deals(f) for f in files), strict=True)
+    names, points, _, _ = zip(*(read_deals(f) for f in files), strict=True)
     points = np.concatenate(points)
     (pair,) = pooled_pairs(files)
     reports = [json.loads((f / "report.json").read_text()) for f in folders]
@@ -114,7 +121,7 @@ def pool_report(folders: list[Path]) -> str:
     return "\n".join(
         [
             f"{names[0][0]} against {names[0][1]}: {pair.deals} deals in {len(folders)} runs",
-            f"{better_points(pair.point_sign)} points in {pair.better_share:.1%} of the deals "
+            f"{better_standing(saved_rules(folders[0]))} in {pair.better_share:.1%} of the deals "
             "with a difference "
             f"(sign test p = {pair.sign_p:.2g}), signed-rank p = {pair.wilcoxon_p:.2g}",
             f"median points a deal {np.median(points[:, 0]):,.0f} vs "

@@ -380,9 +380,7 @@ class Ruleset:
         """How much better side ``side`` did than the others' mean, on per-side ``points`` (the
         last axis: one hand's or one game's points); positive is better for it, whichever way the
         preset counts points."""
-        points = np.asarray(points, dtype=np.float64)
-        others = (points.sum(axis=-1) - points[..., side]) / (points.shape[-1] - 1)
-        return self.point_sign * (points[..., side] - others)
+        return self.point_sign * lead_over_others(points, side)
 
     @property
     def num_hands(self) -> int | None:
@@ -410,6 +408,13 @@ class Ruleset:
         return d
 
 
+def lead_over_others(values: ArrayLike, side: int) -> np.ndarray:
+    """Side ``side``'s value minus the others' mean, on per-side ``values`` (the last axis)."""
+    values = np.asarray(values, dtype=np.float64)
+    others = (values.sum(axis=-1) - values[..., side]) / (values.shape[-1] - 1)
+    return values[..., side] - others
+
+
 OPTION_NAMES = frozenset(
     {
         "deal_schedule",
@@ -419,6 +424,11 @@ OPTION_NAMES = frozenset(
         "max_hands",
         *ADJUNCT_PRESETS,
     }
+)
+# The options that set how long a game runs and who deals first, not how a hand is played: a
+# network that learned a table plays it at any length of game (agents.checkpoints).
+SCHEDULE_OPTIONS = frozenset(
+    {"deal_schedule", "first_dealer", "max_decisions_per_hand", "max_hands"}
 )
 
 

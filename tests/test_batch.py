@@ -87,6 +87,29 @@ def test_finished_games_keep_their_results_on_both_engines():
     assert np.array_equal(ref.truncated, vg.truncated)
 
 
+@pytest.mark.parametrize("preset", ["crates", "zimbabwe"])
+def test_both_engines_tell_the_standings_of_games_in_play(preset):
+    """``standings``, every game's standing after every move: points as the preset counts them,
+    or in zimbabwe the hand a player was knocked out in (those left: one more than played)."""
+    kwargs = {"preset": preset, "num_players": 4, "autoreset": False}
+    ref, vg = ReferenceGames(6, **kwargs), VectorGame(6, **kwargs)
+    ref.reset(seeds=range(6))
+    vg.reset(seeds=range(6))
+    rng = np.random.default_rng(0)
+    seen = set()
+    while not vg.game_over.all():
+        actions = vg.random_actions(rng)
+        ref.step(actions, active=~vg.game_over)
+        vg.step(actions, active=~vg.game_over)
+        assert np.array_equal(ref.standings, vg.standings)
+        seen.update(map(tuple, vg.standings.tolist()))
+        assert [vg.standing(i) for i in range(6)] == vg.standings.tolist()
+    if preset == "zimbabwe":  # before the first hand's end, everybody is still in (1.0)
+        assert (1.0, 1.0, 1.0, 1.0) in seen and all(max(s) >= 2 for s in vg.standings)
+    else:
+        assert np.array_equal(vg.standings, -vg.scores)  # fewer points stand better
+
+
 def test_a_loaded_position_and_its_copies_play_on_alike():
     """from_game then copy_games: every copy plays on as the original, on both engines, with
     the loaded game's finished hands in the log."""

@@ -16,7 +16,15 @@ from crates_env.env import play_seats, raw_env
 from crates_env.payouts import final_standing, side_reward
 from crates_env.rules import PRESETS, make_ruleset
 from crates_env.scoring import score_kinds
-from train.evaluation import EvalConfig, GameRecord, SeatRecord, format_report, summarize
+from train.evaluation import (
+    EvalConfig,
+    GameRecord,
+    SeatRecord,
+    format_report,
+    pooled_pairs,
+    summarize,
+    write_outputs,
+)
 from train.evaluation.curves import _point_sign, draw
 
 
@@ -165,6 +173,24 @@ def test_the_pairwise_statistics_count_the_better_result(preset, options):
     text = format_report(report)
     assert ("more pts" if better else "fewer pts") in text
     assert ("the highest score wins" if better else "the lowest score wins") in text
+
+
+def test_zimbabwe_deals_are_compared_by_who_lasted_not_by_points(tmp_path):
+    """In zimbabwe the last player left wins, and a player knocked out early plays fewer hands
+    and scores fewer points: the first agent scores 60 to the second's 20 every deal but
+    outlasts it, so it stood better in every deal, in the report and pooled from its files."""
+    records = _records("zimbabwe", 60, 20)
+    for r in records:
+        r.standing = [3.0, 1.0]  # the second was knocked out in the first hand
+    cfg = EvalConfig(("a", "b"), preset="zimbabwe", num_players=2, deals=10)
+    report = summarize(cfg, records)
+    (pair,) = report.pairs
+    assert pair.better_share == 1.0 and pair.sign_p == pytest.approx(2 * 0.5**10)
+    assert pair.mean_difference == 40  # the points are still reported as they are
+    assert "lasted" in format_report(report)
+    write_outputs(report, tmp_path, tensorboard=False)
+    (pooled,) = pooled_pairs([tmp_path / "deals.csv"])
+    assert pooled.better_share == 1.0
 
 
 def test_the_curves_say_which_way_the_points_difference_is_better(tmp_path):

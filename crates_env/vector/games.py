@@ -292,12 +292,18 @@ class VectorGame(GameBatch):
         """``crates_env.payouts.final_standing`` of the game in ``slot``: per side, larger is
         better (in an elimination game the hand a side was knocked out in)."""
         self._check_slot(slot)
-        g = self.states[slot]
+        return self.standings[slot].tolist()
+
+    @property
+    def standings(self) -> np.ndarray:
+        """float ``[B, teams]``: every game's ``standing``, as it stands now."""
         teams = self.rules.num_teams
         if self.rules.game_end == "last_player":
-            out = g["out_hand"][:teams].tolist()
-            return [float(h if h >= 0 else g["hands_scored"] + 1) for h in out]
-        return self.rules.standing(g["scores"][:teams].tolist())
+            out = self.states["out_hand"][:, :teams]
+            still_in = self.states["hands_scored"][:, None] + 1
+            return np.where(out >= 0, out, still_in).astype(np.float64)
+        # signed in ints, as Ruleset.standing does: no -0.0 for a side on nothing
+        return (self.rules.point_sign * self.states["scores"][:, :teams]).astype(np.float64)
 
     def last_hands(self) -> tuple[np.ndarray, np.ndarray]:
         """Per game, how its last finished hand ended (int ``[B]``, an index of

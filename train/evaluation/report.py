@@ -22,6 +22,7 @@ from train.config import rules_of
 from .stats import PairComparison, Report, pair_comparisons
 
 NAME_WIDTH = 30  # the agent column: room for a SearchAgent and its settings
+DEAL_COLUMNS = ("points", "win share", "standing")  # deals.csv: one of each per agent
 
 
 def format_report(report: Report) -> str:
@@ -51,7 +52,7 @@ def format_report(report: Report) -> str:
     lines.append("")
     lines.append(
         f"{'pair (first - second)':<34} {'win rate diff':>13} {'p':>8} {'p (rank)':>8} "
-        f"{better_points(sign) + ' pts':>9} {'p (sign)':>8} {'points difference':>20} "
+        f"{STOOD_BETTER[better_standing(rules)]:>9} {'p (sign)':>8} {'points difference':>20} "
         f"{'relative':>9} {'p (t)':>8}"
     )
     for p in report.pairs:
@@ -64,10 +65,16 @@ def format_report(report: Report) -> str:
     return "\n".join(lines)
 
 
-def better_points(point_sign: int) -> str:
-    """How a report says which points are better (``Ruleset.point_sign``): "fewer" or
-    "more"."""
-    return "more" if point_sign > 0 else "fewer"
+def better_standing(rules: Ruleset) -> str:
+    """How a report says which agent of a deal stood better: "fewer points", "more points"
+    (``Ruleset.point_sign``), or "lasted longer" where the last player left wins."""
+    if rules.game_end == "last_player":
+        return "lasted longer"
+    return "more points" if rules.point_sign > 0 else "fewer points"
+
+
+# the comparisons' column for each of those
+STOOD_BETTER = {"fewer points": "fewer pts", "more points": "more pts", "lasted longer": "lasted"}
 
 
 def _rules(config: dict) -> Ruleset:
@@ -78,14 +85,15 @@ def _rules(config: dict) -> Ruleset:
 def _short(name: str, width: int = NAME_WIDTH) -> str:
     """An agent's name for a table column: a checkpoint shows as ``run/file.zip``, SearchAgent
     with settings as ``search(samples,≤stock_max,base)`` (``,zZ`` after base for a z other than
-    the default)."""
+    the default, ``,dN`` for ``deepen=N``)."""
     kind, colon, settings = name.partition(":")
     path = Path(name)
     if kind == "search" and colon:
         defaults = inspect.signature(SearchAgent).parameters
-        agent = {k: defaults[k].default for k in ("samples", "stock_max", "base", "z")}
+        agent = {k: defaults[k].default for k in ("samples", "stock_max", "base", "z", "deepen")}
         agent.update(search_settings(settings))
         z = f",z{agent['z']:g}" if agent["z"] != defaults["z"].default else ""
+        z += f",d{agent['deepen']}" if agent["deepen"] else ""
         name = f"search({agent['samples']},≤{agent['stock_max']},{Path(agent['base']).stem}{z})"
     elif path.suffix == ".zip":
         name = f"{path.parent.name}/{path.name}" if path.parent.name else path.name
@@ -138,26 +146,32 @@ def write_outputs(report: Report, out_dir: Path, tensorboard: bool = True) -> li
     names = [a.name for a in report.agents]
     with paths[3].open("w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(
-            ["deal"] + [f"points {n}" for n in names] + [f"win share {n}" for n in names]
-        )
-        for deal, points, wins in zip(
-            report.deals, report.deal_points, report.deal_win_shares, strict=True
+        header = [f"{column} {n}" for column in DEAL_COLUMNS for n in names]
+        writer.writerow(["deal", *header])
+        for deal, points, wins, standings in zip(
+            report.deals,
+            report.deal_points,
+            report.deal_win_shares,
+            report.deal_standings,
+            strict=True,
         ):
-            writer.writerow([deal, *points, *wins])
+            writer.writerow([deal, *points, *wins, *standings])
     if tensorboard:
         paths.append(_tensorboard(report, out_dir / "tensorboard"))
     return paths
 
 
-def read_deals(path: Path) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """A ``deals.csv``: the agents' names, each deal's points and win shares (deals x agents)."""
+def read_deals(path: Path) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray | None]:
+    """A ``deals.csv``: the agents' names, each deal's points, win shares and standings (deals x
+    agents; None for a file written before standings were kept)."""
     with Path(path).open(newline="") as f:
         rows = list(csv.reader(f))
-    k = (len(rows[0]) - 1) // 2
+    columns = 3 if rows[0][-1].startswith("standing ") else 2
+    k = (len(rows[0]) - 1) // columns
     names = [c.removeprefix("points ") for c in rows[0][1 : k + 1]]
-    values = np.array([[float(x) for x in row[1:]] for row in rows[1:]]).reshape(-1, 2 * k)
-    return names, values[:, :k], values[:, k:]
+    values = np.array([[float(x) for x in row[1:]] for row in rows[1:]]).reshape(-1, columns * k)
+    standings = values[:, 2 * k :] if columns == 3 else None
+    return names, values[:, :k], values[:, k : 2 * k], standings
 
 
 def pooled_pairs(paths: Sequence[Path]) -> list[PairComparison]:
@@ -166,23 +180,34 @@ def pooled_pairs(paths: Sequence[Path]) -> list[PairComparison]:
     the ``report.json`` beside each (its table says which points are better)."""
     per_deal: dict[tuple[int, int], list[float]] = {}
     wins: dict[tuple[int, int], list[float]] = {}
+    ahead: dict[tuple[int, int], list[float]] = {}
     names: list[str] = []
     rules: Ruleset | None = None
     for run_index, path in enumerate(paths):
-        run_names, points, shares = read_deals(path)
+        run_names, points, shares, standings = read_deals(path)
         if names and run_names != names:
             raise ValueError(f"{path} compares {run_names}, not {names}: pool runs of one match")
         names = run_names
-        table = _rules(_saved_config(Path(path).parent / "report.json"))
+        table = saved_rules(Path(path).parent)
         if rules is not None and table != rules:
             raise ValueError(f"{path} was played at another table: pool runs of one table")
         rules = table
+        if standings is None:  # written before standings were kept: the points are the standing
+            if table.game_end == "last_player":
+                raise ValueError(f"{path} keeps no standings: evaluate those deals again")
+            standings = table.point_sign * points
         for d in range(len(points)):
             per_deal[run_index, d] = list(points[d])
             wins[run_index, d] = list(shares[d])
+            ahead[run_index, d] = list(standings[d])
     if rules is None:
         raise ValueError("pool at least one run's deals.csv")
-    return pair_comparisons(names, per_deal, wins, rules.point_sign)
+    return pair_comparisons(names, per_deal, wins, ahead, rules.point_sign)
+
+
+def saved_rules(out_dir: Path) -> Ruleset:
+    """The table an evaluation's ``--out`` folder was played at (its report.json)."""
+    return _rules(_saved_config(Path(out_dir) / "report.json"))
 
 
 def _saved_config(path: Path) -> dict:

@@ -49,11 +49,12 @@ class PairComparison:
     ci95: float
     relative: float  # mean difference / second's mean points
     p_value: float  # paired t-test on the points differences
-    wilcoxon_p: float  # paired signed-rank test: robust to the heavy tail of pressures
+    wilcoxon_p: float  # signed-rank test on the standings: robust to heavy-tailed pressures
     win_rate_difference: float  # first's win rate minus second's, over the same deals
     win_rate_p: float  # paired t-test on the per-deal win-share differences
-    better_share: float  # of the deals with a difference: first's points were the better
-    sign_p: float  # sign test on the per-deal points differences (ties dropped)
+    better_share: float  # of the deals with a difference: first stood better (its points,
+    # as the preset counts them; in zimbabwe, lasting longer)
+    sign_p: float  # sign test on who stood better, deal by deal (ties dropped)
     point_sign: int = -1  # the preset's (Ruleset.point_sign): -1, fewer points are better
 
 
@@ -67,6 +68,8 @@ class Report:
     deals: list[int] = field(default_factory=list)
     deal_points: list[list[float]] = field(default_factory=list)
     deal_win_shares: list[list[float]] = field(default_factory=list)
+    # each agent's mean standing (larger is better: GameRecord.standing) in each deal
+    deal_standings: list[list[float]] = field(default_factory=list)
     # an interrupted run (Ctrl-C): the deals it was to play; ``config["deals"]`` says how many
     # it played in every lineup, and they pool with other runs like any run's deals
     partial_of: int | None = None
@@ -76,6 +79,7 @@ def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:
     names = list(config.agents)
     per_deal = _per_deal(records, len(names), "points")
     wins = _per_deal(records, len(names), "share_of_win")
+    standings = _per_deal(records, len(names), "standing")
     summaries = []
     for a, name in enumerate(names):
         seats = [s for r in records for s in r.seats if s.agent == a]
@@ -100,7 +104,7 @@ def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:
         )
     _rate(records, summaries)
     rules = rules_of(config.preset, config.num_players, config.options)
-    pairs = pair_comparisons(names, per_deal, wins, rules.point_sign)
+    pairs = pair_comparisons(names, per_deal, wins, standings, rules.point_sign)
     deals = sorted(per_deal)
     return Report(
         config=asdict(config),
@@ -109,16 +113,21 @@ def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:
         deals=deals,
         deal_points=[list(per_deal[d]) for d in deals],
         deal_win_shares=[list(wins[d]) for d in deals],
+        deal_standings=[list(standings[d]) for d in deals],
     )
 
 
 def _per_deal(records: Sequence[GameRecord], k: int, what: str) -> dict[int, list[float]]:
-    """deal -> each agent's mean ``what`` (a SeatRecord field) over its seats in that deal."""
+    """deal -> each agent's mean ``what`` (a SeatRecord field, or ``standing``: its side's
+    standing) over its seats in that deal."""
     sums: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(k))
     seats: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(k))
     for r in records:
-        for s in r.seats:
-            sums[r.deal][s.agent] += getattr(s, what)
+        for seat, s in enumerate(r.seats):
+            if what == "standing":
+                sums[r.deal][s.agent] += r.standing[r.team_of_seat[seat]]
+            else:
+                sums[r.deal][s.agent] += getattr(s, what)
             seats[r.deal][s.agent] += 1
     return {d: list(sums[d] / np.maximum(seats[d], 1)) for d in sums}
 
@@ -133,26 +142,31 @@ def _ci95(values: np.ndarray) -> float:
 
 
 def pair_comparisons(
-    names: list[str], per_deal: dict, wins: dict, point_sign: int
+    names: list[str], per_deal: dict, wins: dict, standings: dict, point_sign: int
 ) -> list[PairComparison]:
-    """Every pair of agents compared over the deals (keys of ``per_deal`` and ``wins``);
-    ``point_sign`` says which points are better (``Ruleset.point_sign``)."""
+    """Every pair of agents compared over the deals (keys of ``per_deal``, ``wins`` and
+    ``standings``): points (``point_sign`` says which are better, ``Ruleset.point_sign``), and
+    which agent stood better deal by deal. The standing is the points as the preset counts them,
+    except where the game is won by lasting (zimbabwe), where points are not the result: a player
+    knocked out early scores few."""
     return [
-        _compare(names[i], names[j], per_deal, wins, i, j, point_sign)
+        _compare(names[i], names[j], per_deal, wins, standings, i, j, point_sign)
         for i in range(len(names))
         for j in range(i + 1, len(names))
     ]
 
 
-def _compare(first, second, per_deal, wins, i, j, point_sign) -> PairComparison:
+def _compare(first, second, per_deal, wins, standings, i, j, point_sign) -> PairComparison:
     from scipy import stats
 
     deals = sorted(per_deal)
     diffs = np.array([per_deal[d][i] - per_deal[d][j] for d in deals])
     win_diffs = np.array([wins[d][i] - wins[d][j] for d in deals])
     second_mean = float(np.mean([per_deal[d][j] for d in deals]))
-    nonzero = diffs[diffs != 0]
-    better = point_sign * nonzero > 0
+    # who stood better in each deal (the share, the sign and signed-rank tests)
+    ahead = np.array([standings[d][i] - standings[d][j] for d in deals])
+    nonzero = ahead[ahead != 0]
+    better = nonzero > 0
     return PairComparison(
         first=first,
         second=second,
