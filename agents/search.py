@@ -32,8 +32,9 @@ policy deciding every seat of every rollout a batch at a time.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,7 @@ from crates_env.batch import game_batch
 from crates_env.game import Game
 
 from . import shipped
-from .base import BaseAgent, Table, decide_batch
+from .base import BaseAgent, Explanation, Table, decide_batch
 from .policy import PolicyAgent
 from .scripted import HeuristicAgent
 
@@ -135,6 +136,32 @@ class SearchAgent(BaseAgent):
             base = int(actions[i]) if first.z > 0 else None
             actions[i] = legal[i][Verdict.of(margin, legal[i], base).choice(first.z)]
         return actions
+
+    def explain(
+        self,
+        observation: np.ndarray,
+        action_mask: np.ndarray,
+        *,
+        env: Any = None,
+        search: bool = False,
+    ) -> Explanation:
+        """What the base network says (``PolicyAgent.explain``; nothing over HeuristicAgent) and,
+        with ``search=True`` (a search of every legal move, whatever the stock), each move's mean
+        margin with its standard error over the re-deals (``move_margins``). The re-deals come
+        from a copy of the agent's generator: explaining changes nothing of its play, and just
+        before ``act_in`` they are the very re-deals its search draws."""
+        legal = np.flatnonzero(action_mask)
+        base = getattr(self.base_policy, "explain", None)
+        said = base(observation, action_mask) if base else Explanation(tuple(map(int, legal)))
+        if not search:
+            return said
+        if env is None:
+            raise ValueError("SearchAgent searches in the game: explain(..., env=env, search=True)")
+        margins = self.margins_of([(env, legal)], [copy.deepcopy(self.rng)])[0]
+        values = Verdict.of(margins, legal, None).values
+        spread = margins.std(axis=1, ddof=1) if self.samples > 1 else np.zeros_like(values)
+        se = spread / np.sqrt(self.samples)
+        return replace(said, margins=tuple(map(float, values)), margin_se=tuple(map(float, se)))
 
     def searches(self, env, legal: np.ndarray) -> bool:
         """Whether the agent searches this decision: a real choice, the stock short enough."""
