@@ -146,17 +146,18 @@ class SearchAgent(BaseAgent):
         search: bool = False,
     ) -> Explanation:
         """What the base network says (``PolicyAgent.explain``; nothing over HeuristicAgent) and,
-        with ``search=True`` (a search of every legal move, whatever the stock), each move's mean
-        margin with its standard error over the re-deals (``move_margins``). The re-deals come
-        from a copy of the agent's generator: explaining changes nothing of its play, and just
-        before ``act_in`` they are the very re-deals its search draws."""
+        with ``search=True`` at a decision the agent searches (``searches``: elsewhere it plays
+        its base policy's move), each move's mean margin with its standard error over the
+        re-deals (``move_margins``). The re-deals come from a copy of the agent's generator:
+        explaining changes nothing of its play, and just before ``act_in`` they are the very
+        re-deals its search draws."""
+        if search and env is None:
+            raise ValueError("SearchAgent searches in the game: explain(..., env=env, search=True)")
         legal = np.flatnonzero(action_mask)
         base = getattr(self.base_policy, "explain", None)
         said = base(observation, action_mask) if base else Explanation(tuple(map(int, legal)))
-        if not search:
+        if not search or not self.searches(env, legal):
             return said
-        if env is None:
-            raise ValueError("SearchAgent searches in the game: explain(..., env=env, search=True)")
         margins = self.margins_of([(env, legal)], [copy.deepcopy(self.rng)])[0]
         values = Verdict.of(margins, legal, None).values
         spread = margins.std(axis=1, ddof=1) if self.samples > 1 else np.zeros_like(values)

@@ -118,6 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
         "them (default: 0, the agents in the order given from seat 0)",
     )
     rp.add_argument("--out", type=Path, default=Path("replay.html"), help="the page to write")
+    rp.add_argument(
+        "--explain",
+        action="store_true",
+        help="also SearchAgent's margin for each move at its decisions, with standard errors "
+        "(the page's why toggle; it costs a search at every decision)",
+    )
 
     tr = sub.add_parser("train", help="train a MaskablePPO agent by self-play")
     tr.add_argument(
@@ -273,7 +279,7 @@ def run_replay(args: argparse.Namespace) -> int:
         raise ValueError(f"--deal takes a deal number >= 0, not {args.deal}")
     config = eval_config(args, deals=args.deal + 1)
     start = time.perf_counter()
-    replay, _ = replay_game(config, args.deal, args.lineup)
+    replay, _ = replay_game(config, args.deal, args.lineup, search=args.explain)
     path = write_page(replay, args.out)
     seconds = time.perf_counter() - start
     size = path.stat().st_size / 1e6
