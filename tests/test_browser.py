@@ -2,16 +2,18 @@
 playwright's Python package, never a browser it downloads.
 
 For one short game of every preset (the game ``crates eval`` plays): the page loads with no
-console error, the arrow keys, Home, End and the slider step it, and its last step shows the
-scores the engine reported. Without a browser the test skips and says what is missing; CI
-(``.ci/run``) installs both and sets ``CRATES_BROWSER_TESTS=required``, so there it fails
-instead of skipping (the ``browser`` fixture, tests/conftest.py).
+console error, the arrow keys, Home, End and the slider step it, its last step shows the
+scores the engine reported, and W shows and hides what the agent to play weighed. Without a
+browser the test skips and says what is missing; CI (``.ci/run``) installs both and sets
+``CRATES_BROWSER_TESTS=required``, so there it fails instead of skipping (the ``browser``
+fixture, tests/conftest.py).
 """
 
 from __future__ import annotations
 
 import pytest
 
+from crates_env.actions import action_name
 from crates_env.render import write_page
 from train.evaluation import EvalConfig
 from train.evaluation.replays import replay_game
@@ -73,6 +75,13 @@ def test_the_page_of_every_preset_steps_and_ends_on_the_engines_scores(
     assert where() == f"step {steps} / {steps}"
     page.keyboard.press("Home")
     assert where() == f"step 1 / {steps}"
+    page.keyboard.press("w")  # why: scripted agents show their move only
+    first = replay.steps[0]
+    said = f"p{first.to_play} · {first.seats[first.to_play].name} \u2192 {action_name(first.move)}"
+    assert page.inner_text("#explain").splitlines()[0] == said
+    assert "a scripted agent: its move is all it shows" in page.inner_text("#explain")
+    page.keyboard.press("w")
+    assert page.locator("#explain").is_hidden()
     numbers = [step.hand_number for step in replay.steps]
     second_hand = numbers.index(numbers[0] + 1) if numbers[-1] > numbers[0] else steps - 1
     page.keyboard.press("PageDown")

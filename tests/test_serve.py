@@ -82,7 +82,7 @@ def test_bad_requests_get_a_4xx_and_leave_the_games_as_they_were(tables):
         "not said as JSON": (415, {"content": json.dumps({"decision": decision, "action": legal}),
                                    "headers": {"content-type": "text/plain"}}),
         "illegal": (422, {"json": {"decision": decision, "action": illegal[0]}}),
-        "stale": (409, {"json": {"decision": decision + 5, "action": legal}}),
+        "not come yet": (409, {"json": {"decision": decision + 5, "action": legal}}),
     }  # fmt: skip
     for case, (status, request) in posts.items():
         answer = http.post(path, **request)
@@ -100,7 +100,13 @@ def test_bad_requests_get_a_4xx_and_leave_the_games_as_they_were(tables):
     done = http.post(path, json={"decision": decision, "action": legal})
     assert done.status_code == 200 and done.json()["decision"] > decision
     again = http.post(path, json={"decision": decision, "action": legal})
-    assert again.status_code == 409 and "answered already" in again.json()["error"]
+    assert again.status_code == 409
+    assert again.json()["error"].startswith(f"a move made already: decision {decision} was")
+    # a decision an agent made since: stale
+    agents = next(s["decision"] for s in done.json()["steps"] if not s["said"].startswith("p0 "))
+    stale = http.post(path, json={"decision": agents, "action": legal})
+    assert stale.status_code == 409
+    assert stale.json()["error"].startswith(f"a stale move: decision {agents} was another seat's")
     assert http.get(f"/api/games/{game}").json() == done.json()
 
 

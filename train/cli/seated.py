@@ -179,16 +179,17 @@ class SeatedGame:
         if decision in self.answered:
             raise Refused(
                 409,
-                f"decision {decision} was answered already ({action_name(self.answered[decision])})"
-                f"; the game is at decision {self.decision}",
+                f"a move made already: decision {decision} was answered "
+                f"({action_name(self.answered[decision])}); the game is at decision {self.decision}",
             )
         if g.game_over:
             raise Refused(409, "the game is over: open its replay or start a new game")
         if decision != self.decision:
+            when = "has not come yet" if decision > self.decision else "was another seat's"
             raise Refused(
                 409,
-                f"a stale move: it answers decision {decision}, but the game is at decision "
-                f"{self.decision}; the table shows where it is now",
+                f"a stale move: decision {decision} {when}; the game is at decision "
+                f"{self.decision}, as the table shows now",
             )
         legal = g.legal_actions()
         if action not in legal:
