@@ -27,7 +27,8 @@ from agents import (
 )
 from agents.search import Verdict
 from crates_env import Decision, new_game
-from crates_env.render import table_snapshot
+from crates_env.render import layout, table_snapshot
+from crates_env.render.layout import Card
 from crates_env.render.table import HandRow, game_result, hand_result
 from train.evaluation import EvalConfig
 from train.evaluation.replays import replay_game
@@ -120,6 +121,8 @@ def test_a_seat_sees_its_own_hand_and_the_backs_of_the_others():
                 assert shown.cards == table_snapshot(g).seats[s].cards
             else:
                 assert shown.cards == (None,) * len(g.hand_kinds(s))
+        drawn = [shape for shape in layout(snap).items if isinstance(shape, Card)]
+        assert not any(card.highlight for card in drawn)  # no move: no card raised, no back
 
 
 def test_the_dealer_names_a_turned_wilds_suit_before_seeing_the_hand():

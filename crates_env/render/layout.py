@@ -338,7 +338,7 @@ def _hand(snap: TableSnapshot, s: int, y: float, rh: int) -> list[Shape]:
     top = y + 12
     for i, kind in enumerate(cards):
         x = round(left + i * step, 1)
-        if kind == moved and not lifted:  # one copy moves
+        if moved is not None and kind == moved and not lifted:  # one copy moves
             lifted.append(Card(x, top - 8, w, kind, highlight=True))
         else:
             out.append(Card(x, top, w, kind))

@@ -177,10 +177,11 @@ class SeatedGame:
         one, one after the game, or an illegal one."""
         g = self.env.game
         if decision in self.answered:
+            made = action_name(self.answered[decision])
             raise Refused(
                 409,
-                f"a move made already: decision {decision} was answered "
-                f"({action_name(self.answered[decision])}); the game is at decision {self.decision}",
+                f"a move made already: decision {decision} was answered ({made}); the game is "
+                f"at decision {self.decision}",
             )
         if g.game_over:
             raise Refused(409, "the game is over: open its replay or start a new game")
