@@ -289,8 +289,8 @@ def _card(kind: int | None, legal: list[int]) -> dict[str, Any]:
 
 def _move(action: int) -> dict[str, Any]:
     """A move that is not a card of the hand: a suit to name, draw, pass, announce, ..."""
-    if action < SUIT:  # a card of another hand (a penalty card to pick)
-        words = f"pick {pretty(action - PLAY)}"
+    if action < SUIT:  # a card of another hand: the dummy's, played by its controller
+        words = f"play {pretty(action - PLAY)}"
     elif action < DRAW:
         suit = action - SUIT
         words = f"name {SUIT_SYMBOLS[suit]} {_SUIT_WORDS[suit]}"

@@ -60,9 +60,10 @@ def _replay(config: EvalConfig, task: Task, search: bool = False) -> tuple[Repla
     explainers = [make_agent(config.agents[a], table, seed=s) for s, a in enumerate(seating)]
 
     def watch(game: Game, action: int) -> None:
-        seat = game.to_play
-        observation, mask = observer.encode(game.view(seat)), legal_mask(game)
-        said = explain(explainers[seat], game, observation, mask, search=search)
+        said, agent = None, explainers[game.to_play]
+        if hasattr(agent, "explain"):  # the scripted agents say nothing: no observation needed
+            observation, mask = observer.encode(game.view(game.to_play)), legal_mask(game)
+            said = explain(agent, game, observation, mask, search=search)
         recorder.record(game, action, said and said.as_dict())
 
     (record,) = play_games(config, [task], watch=watch)
