@@ -79,7 +79,7 @@ def test_the_page_of_every_preset_steps_and_ends_on_the_engines_scores(
     first = replay.steps[0]
     said = f"p{first.to_play} · {first.seats[first.to_play].name} \u2192 {action_name(first.move)}"
     assert page.inner_text("#explain").splitlines()[0] == said
-    assert "a scripted agent: its move is all it shows" in page.inner_text("#explain")
+    assert "its move is all it shows (a scripted agent, or a person)" in page.inner_text("#explain")
     page.keyboard.press("w")
     assert page.locator("#explain").is_hidden()
     numbers = [step.hand_number for step in replay.steps]

@@ -9,6 +9,8 @@ seat's table shows its own cards and the backs of the others'. ``game_result`` a
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -30,6 +32,7 @@ from crates_env import Decision, new_game
 from crates_env.render import layout, table_snapshot
 from crates_env.render.layout import Card
 from crates_env.render.table import HandRow, game_result, hand_result
+from train.cli import main
 from train.evaluation import EvalConfig
 from train.evaluation.replays import replay_game
 
@@ -107,6 +110,22 @@ def test_a_replay_keeps_what_each_agent_weighed():
     replay, _ = replay_game(search, search=True)
     searched = [e for e in replay.explanations if e and "margins" in e]
     assert searched and all(len(e["margins"]) == len(e["moves"]) > 1 for e in searched)
+
+
+def test_crates_replay_explain_puts_the_search_margins_on_the_page(tmp_path):
+    out = tmp_path / "game.html"
+    agents = ["--agents", "search:samples=2,stock_max=99", "random"]
+    assert (
+        main(["replay", *agents, "--rule", "deal_schedule=[2,1]", "--explain", "--out", str(out)])
+        == 0
+    )
+    raw = re.search(
+        r'<script id="replay-data" type="application/json">(.*?)</script>', out.read_text()
+    )
+    panels = [p for p in json.loads(raw.group(1).replace("<\\/", "</"))["explain"] if p]
+    searched = [p for p in panels if "margins" in p]
+    assert searched and all(p["who"].startswith(("p0 · search", "p2 · search")) for p in searched)
+    assert all(p["move"] in p["moves"] for p in searched)
 
 
 # --- the table as one seat sees it -------------------------------------------------------------

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import sys
+import urllib.request
 
 import pytest
 
 from crates_env.render import layout, table_snapshot
 from crates_env.render.layout import HEADER_H, LEFT_W, row_height
 from crates_env.render.svg import fragment
+from train.cli.commands import build_parser
 from train.cli.seated import MAX_GAMES, Refused, ServeConfig, Tables, parse_move
 
 from .test_cli_errors import fails
@@ -234,8 +237,23 @@ def test_crates_serve_refuses_bad_settings_in_one_line(capsys):
     )
     assert "--pace takes 0 to 60 seconds, not -1.0" in fails(["serve", "--pace", "-1"], capsys)
     taken = listen("127.0.0.1", 0)
-    taken.listen()
     port = taken.getsockname()[1]
     argv = ["serve", "--opponents", "random", "--port", str(port)]
     assert f"cannot listen on 127.0.0.1:{port}" in fails(argv, capsys)
     taken.close()
+
+
+def test_crates_serve_listens_on_this_machine_until_ctrl_c():
+    assert build_parser().parse_args(["serve"]).host == "127.0.0.1"
+    argv = ["serve", "--opponents", "random", "--port", "0", "--rule", "deal_schedule=[1]"]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "train.cli", *argv], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        said = server.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", said).group(0)
+        with urllib.request.urlopen(url, timeout=30) as page:
+            assert page.status == 200 and b'id="hand"' in page.read()
+    finally:
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=30) == 130  # stopped by Ctrl-C, as every command says

@@ -44,7 +44,7 @@ function showExplanation(box, e) {  // e: explain_panel's data, or null
   if (!e) return;
   const line = (text) => box.appendChild(document.createElement("p")).textContent = text;
   line(e.move ? `${e.who} \u2192 ${e.move}` : e.who);
-  if (!e.moves) { line("a scripted agent: its move is all it shows"); return; }
+  if (!e.moves) { line("its move is all it shows (a scripted agent, or a person)"); return; }
   if (e.value !== undefined) line(`value estimate ${e.value >= 0 ? "+" : ""}${e.value}` +
     " (the network's reward units; higher is better for the side to play)");
   const table = box.appendChild(document.createElement("table"));

@@ -16,6 +16,7 @@ nothing from elsewhere (Content-Security-Policy).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import socket
@@ -156,6 +157,7 @@ def listen(host: str, port: int) -> socket.socket:
         listener = socket.socket(family, kind, proto)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(address)
+        listener.listen(128)  # connections queue from now on, until the server takes them
     except OSError as exc:
         raise ValueError(f"cannot listen on {host}:{port} ({exc.strerror or exc})") from None
     return listener
@@ -176,9 +178,10 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     open_browser: bool = False,
-    say: Callable[[str], None] = print,
+    say: Callable[[str], None] | None = None,
 ) -> None:
     """Serve ``tables`` on ``host:port`` until Ctrl-C; ValueError if it cannot listen there."""
+    say = say or functools.partial(print, flush=True)  # at once, even into a pipe
     listener = listen(host, port)
     bound = listener.getsockname()[1]
     url = f"http://{f'[{host}]' if ':' in host else host}:{bound}/"
