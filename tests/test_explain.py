@@ -198,7 +198,9 @@ def test_who_won_each_kind_of_game(crates_end):
     last = replace(three, last_player=True, winners=(2,), hands=(None,) * 4)
     assert game_result(last) == "p2 wins: the last player left after 4 hands"
     guard = replace(low, truncated=True)
-    assert game_result(guard).startswith("game stopped by a guard: p0 wins by 25 points")
+    assert game_result(guard) == (
+        "p0 wins by 25 points (p0 40, p1 65, p2 90); the turn guard stopped the game"
+    )
 
 
 def test_who_won_a_hand_and_by_how_much(crates_end):

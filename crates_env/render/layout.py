@@ -401,7 +401,7 @@ def _middle(snap: TableSnapshot, height: int) -> list[Shape]:
 def _decision(snap: TableSnapshot, x: float, y: float) -> list[Shape]:
     if snap.game_over:
         words = "game stopped by a guard" if snap.truncated else "game over"
-        result = wrap(game_result(snap).removeprefix(f"{words}: "), MIDDLE_W - 28, 11.5)
+        result = wrap(game_result(snap), MIDDLE_W - 28, 11.5)
         return [
             Text(x, y, words, 14, MOVE, bold=True, role="status"),
             *(

@@ -195,26 +195,30 @@ def side_label(snap: TableSnapshot, side: int) -> str:
 
 def game_result(snap: TableSnapshot) -> str:
     """Who won the game of ``snap`` (at its end) and by how much, in words: "p1&p3 win by 140
-    points (p0&p2 1,350, p1&p3 1,210)", "p2 wins: the last player left after 6 hands"."""
+    points (p0&p2 1,350, p1&p3 1,210)", "p2 wins: the last player left after 6 hands"; a game
+    the turn guard stopped says so at the end."""
     if not snap.game_over:
         raise ValueError("the game is not over: nobody has won yet")
+    return _standing(snap) + ("; the turn guard stopped the game" if snap.truncated else "")
+
+
+def _standing(snap: TableSnapshot) -> str:
     winners = snap.winners
     names = " and ".join(side_label(snap, t) for t in winners)
-    alone = len(winners) == 1 and not snap.partnerships
-    stopped = "game stopped by a guard: " if snap.truncated else ""
     if snap.last_player:
         verb = "wins" if len(winners) == 1 else "share the game"
-        return f"{stopped}{names} {verb}: the last player left after {len(snap.hands)} hands"
+        return f"{names} {verb}: the last player left after {len(snap.hands)} hands"
     scores = _side_points(snap, snap.scores, "")
     others = [snap.scores[t] for t in range(len(snap.sides)) if t not in winners]
     if not others:
-        return f"{stopped}a tie: {scores}"
+        return f"a tie: {scores}"
     if len(winners) > 1:
-        return f"{stopped}{names} tie for the win ({scores})"
+        return f"{names} tie for the win ({scores})"
     best, runner_up = snap.scores[winners[0]], _best(others, snap.point_sign)
     margin = abs(best - runner_up)
     how = f"by {margin:,} points" if margin else "on stars"
-    return f"{stopped}{names} {'wins' if alone else 'win'} {how} ({scores})"
+    alone = not snap.partnerships
+    return f"{names} {'wins' if alone else 'win'} {how} ({scores})"
 
 
 def hand_result(snap: TableSnapshot, row: HandRow) -> str:
