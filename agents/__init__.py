@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .base import Agent, BaseAgent, Table, decide
+from .base import Agent, BaseAgent, Explanation, Table, decide, explain
 from .names import AGENT_NAMES, agent_by_name, search_settings
 from .policy import PolicyAgent, is_rllib_module
 from .scripted import GreedyAgent, HeuristicAgent, RandomAgent
@@ -39,6 +39,7 @@ __all__ = [
     "AGENT_NAMES",
     "Agent",
     "BaseAgent",
+    "Explanation",
     "GreedyAgent",
     "HeuristicAgent",
     "PolicyAgent",
@@ -47,6 +48,7 @@ __all__ = [
     "Table",
     "TorchScriptAgent",
     "decide",
+    "explain",
     "make_agent",
     "search_settings",
     "shipped_network",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -104,6 +104,46 @@ def decide_batch(
         own_envs = None if envs is None else [envs[i] for i in rows]
         actions[rows] = act_group(members, observations[rows], masks[rows], own_envs)
     return actions
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What an agent weighed at one decision, per legal move (``moves``, the legal actions in
+    order); each figure is None where the agent has no such thing to say.
+
+    ``probabilities``: a network's probability of each move (its masked softmax, summing to 1);
+    ``value``: its value estimate of the position for the mover's side, in the reward units it
+    was trained on (higher is better); ``margins``: a search's mean margin of each move for the
+    mover's side over the rest of the hand, in points (higher is better), and ``margin_se`` the
+    standard error of each over its re-deals."""
+
+    moves: tuple[int, ...]
+    probabilities: tuple[float, ...] | None = None
+    value: float | None = None
+    margins: tuple[float, ...] | None = None
+    margin_se: tuple[float, ...] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The figures the agent gave, as plain data (JSON), without those it has not."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+def explain(
+    agent: Agent,
+    env: Any,
+    observation: np.ndarray,
+    action_mask: np.ndarray,
+    search: bool = False,
+) -> Explanation | None:
+    """What ``agent`` weighed at the decision of the seat to play in ``env`` (a ``raw_env`` or
+    the ``Game``), through its one optional method ``explain(observation, action_mask, env=...,
+    search=...)``: a network's probabilities and value, with ``search=True`` a search's margins
+    too (they cost a search). None for an agent that only acts (the scripted ones: their move is
+    all they show). Call it before the agent acts, so that what it says is what it saw."""
+    method = getattr(agent, "explain", None)
+    if method is None:
+        return None
+    return method(observation, action_mask, env=env, search=search)
 
 
 _PER_TABLE: dict[tuple[int, str], tuple[Any, Any]] = {}

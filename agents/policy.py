@@ -15,7 +15,7 @@ import numpy as np
 
 from crates_env.actions import ANNOUNCE, NUM_ACTIONS
 
-from .base import BaseAgent, Table
+from .base import BaseAgent, Explanation, Table
 from .checkpoints import TableRecord, check_table
 
 
@@ -88,6 +88,32 @@ class PolicyAgent(BaseAgent):
         if first.auto_announce:
             actions = np.where(masks[:, ANNOUNCE], ANNOUNCE, actions)
         return actions.astype(np.int64)
+
+    def explain(self, observation: np.ndarray, action_mask: np.ndarray, **_: Any) -> Explanation:
+        """The network's probability of each legal move (its softmax over them) and its value
+        estimate of the position (None for a policy file, or a critic that reads hidden cards:
+        the seat cannot know its input). It needs neither the game nor a search (``env=``,
+        ``search=``, which ``agents.explain`` passes every agent)."""
+        obs = np.asarray(observation, dtype=np.float32)[None, :]
+        mask = np.asarray(action_mask, dtype=bool)
+        legal = np.flatnonzero(mask)
+        logits = self._logits(obs, mask[None, :])[0, legal]
+        weights = np.exp(logits - logits.max())
+        return Explanation(
+            moves=tuple(int(a) for a in legal),
+            probabilities=tuple(float(p) for p in weights / weights.sum()),
+            value=self._value(obs),
+        )
+
+    def _value(self, obs: np.ndarray) -> float | None:
+        """The critic's estimate for one observation, where it reads only what the seat sees."""
+        policy = getattr(self.model, "policy", None)  # an SB3 model's, not a policy file's
+        if not hasattr(policy, "predict_values") or hasattr(policy, "public_size"):
+            return None
+        import torch
+
+        with torch.no_grad():
+            return float(policy.predict_values(torch.as_tensor(obs))[0, 0])
 
     def _logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The policy's action logits, straight through its network (no SB3 predict overhead;

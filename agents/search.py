@@ -32,8 +32,9 @@ policy deciding every seat of every rollout a batch at a time.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,7 @@ from crates_env.game import Game
 from crates_env.rules import lead_over_others
 
 from . import shipped
-from .base import BaseAgent, Table, decide_batch
+from .base import BaseAgent, Explanation, Table, decide_batch
 from .policy import PolicyAgent
 from .scripted import HeuristicAgent
 
@@ -170,6 +171,33 @@ class SearchAgent(BaseAgent):
             for i, extra in zip(unsure, more, strict=True):
                 margins[i] = np.hstack([margins[i], extra])
         return margins
+
+    def explain(
+        self,
+        observation: np.ndarray,
+        action_mask: np.ndarray,
+        *,
+        env: Any = None,
+        search: bool = False,
+    ) -> Explanation:
+        """What the base network says (``PolicyAgent.explain``; nothing over HeuristicAgent) and,
+        with ``search=True`` at a decision the agent searches (``searches``: elsewhere it plays
+        its base policy's move), each move's mean margin with its standard error over the
+        re-deals (``move_margins``). The re-deals come from a copy of the agent's generator:
+        explaining changes nothing of its play, and just before ``act_in`` they are the very
+        re-deals its search draws first (``deepen``'s further re-deals are not shown)."""
+        if search and env is None:
+            raise ValueError("SearchAgent searches in the game: explain(..., env=env, search=True)")
+        legal = np.flatnonzero(action_mask)
+        base = getattr(self.base_policy, "explain", None)
+        said = base(observation, action_mask) if base else Explanation(tuple(map(int, legal)))
+        if not search or not self.searches(env, legal):
+            return said
+        margins = self.margins_of([(env, legal)], [copy.deepcopy(self.rng)])[0]
+        values = Verdict.of(margins, legal, None).values
+        spread = margins.std(axis=1, ddof=1) if self.samples > 1 else np.zeros_like(values)
+        se = spread / np.sqrt(self.samples)
+        return replace(said, margins=tuple(map(float, values)), margin_se=tuple(map(float, se)))
 
     def searches(self, env, legal: np.ndarray) -> bool:
         """Whether the agent searches this decision: a real choice, the stock short enough."""

@@ -23,7 +23,7 @@ from .cards import SUIT_SYMBOLS, SUITS, card_code, pretty
 from .game import Game, HandResult, new_game
 from .observation import Observer
 from .payouts import Payouts, legal_mask
-from .render.table import DECISION_WORDS, EventCursor, table_snapshot
+from .render.table import DECISION_WORDS, EventCursor, game_result, table_snapshot
 from .rules import Ruleset, int_value, make_ruleset
 from .settings import EnvSettings, finite_number, next_game_rng, one_of
 from .state import HAND_ENDINGS
@@ -468,6 +468,6 @@ def render_table(g: Game, last_events: int = 6) -> str:
     if v.decision is not None:
         lines.append(f"p{v.to_play} {DECISION_WORDS[v.decision]}")
     else:
-        lines.append("game over: winner " + ", ".join(f"#{t}" for t in g.winners()))
+        lines.append("game over: " + game_result(table_snapshot(g)))
     lines.extend("  " + str(e) for e in g.events[-last_events:])
     return "\n".join(lines)

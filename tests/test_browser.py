@@ -2,36 +2,22 @@
 playwright's Python package, never a browser it downloads.
 
 For one short game of every preset (the game ``crates eval`` plays): the page loads with no
-console error, the arrow keys, Home, End and the slider step it, and its last step shows the
-scores the engine reported. Without a browser the test skips and says what is missing; CI
-(``.ci/run``) installs both and sets ``CRATES_BROWSER_TESTS=required``, so there it fails
-instead of skipping.
+console error, the arrow keys, Home, End and the slider step it, its last step shows the
+scores the engine reported, and W shows and hides what the agent to play weighed. Without a
+browser the test skips and says what is missing; CI (``.ci/run``) installs both and sets
+``CRATES_BROWSER_TESTS=required``, so there it fails instead of skipping (the ``browser``
+fixture, tests/conftest.py).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-from pathlib import Path
-
 import pytest
 
+from crates_env.actions import action_name
 from crates_env.render import write_page
 from train.evaluation import EvalConfig
 from train.evaluation.replays import replay_game
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-# the flags that work in a container, without a network or a profile
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 # one short game of each preset: the Crates family on a 2-then-1-card schedule; crazy_eights and
 # zimbabwe as they are, between two players
 GAMES = [
@@ -43,37 +29,6 @@ GAMES = [
     ("crazy_eights", 2, {}),
     ("zimbabwe", 2, {}),
 ]
-
-
-def _missing() -> list[str]:
-    missing = []
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("the playwright package (pip install -e '.[browser]')")
-    if not Path(CHROMIUM).is_file():
-        missing.append("Debian's chromium at /usr/bin/chromium (apt-get install chromium)")
-    return missing
-
-
-def _local(url: str) -> bool:
-    return url.startswith(("file:", "data:"))
-
-
-@pytest.fixture(scope="module")
-def browser():
-    missing = _missing()
-    if missing:
-        message = "no browser for the replay page test: " + " and ".join(missing)
-        if os.environ.get("CRATES_BROWSER_TESTS") == "required":
-            pytest.fail(message)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:  # launch() starts from a new, empty profile of its own
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield browser
-        browser.close()
 
 
 @pytest.mark.parametrize(("preset", "n", "options"), GAMES, ids=[g[0] for g in GAMES])
@@ -120,6 +75,13 @@ def test_the_page_of_every_preset_steps_and_ends_on_the_engines_scores(
     assert where() == f"step {steps} / {steps}"
     page.keyboard.press("Home")
     assert where() == f"step 1 / {steps}"
+    page.keyboard.press("w")  # why: scripted agents show their move only
+    first = replay.steps[0]
+    said = f"p{first.to_play} · {first.seats[first.to_play].name} \u2192 {action_name(first.move)}"
+    assert page.inner_text("#explain").splitlines()[0] == said
+    assert "its move is all it shows (a scripted agent, or a person)" in page.inner_text("#explain")
+    page.keyboard.press("w")
+    assert page.locator("#explain").is_hidden()
     numbers = [step.hand_number for step in replay.steps]
     second_hand = numbers.index(numbers[0] + 1) if numbers[-1] > numbers[0] else steps - 1
     page.keyboard.press("PageDown")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -69,12 +70,12 @@ def test_same_results_whatever_the_number_of_workers():
 def test_duplicate_lineups_hold_the_same_cards():
     """Each deal is replayed with seats swapped: the first hand's cards are the same."""
     from crates_env.env import raw_env
-    from train.evaluation.games import _seed
+    from train.evaluation.games import seed_of
 
     hands = []
     for _lineup in range(2):
         env = raw_env(**config().env_kwargs())
-        env.reset(seed=_seed(0, 1))
+        env.reset(seed=seed_of(0, 1))
         hands.append([env.game.hand(s) for s in range(4)])
     assert hands[0] == hands[1]
 
@@ -191,7 +192,8 @@ def test_play_in_terminal_lists_moves_and_asks_again_on_bad_input():
     assert "'banana' is not one of the moves listed" in text
     assert "'0' is not one of the moves listed" in text
     assert "  1. " in text and "your hand:" in text
-    assert "hand 1 over" in text
+    assert re.search(r"hand over \(\w+\): hand 1 to p\d&p\d by \d+ points \(p0&p2 \+", text)
+    assert re.search(r"game over: p\d&p\d win by [\d,]+ points \(p0&p2 -?[\d,]+, p1&p3", text)
     assert len(scores) == 2  # partnerships
     assert len(asked) >= 3
 

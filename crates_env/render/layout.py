@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..actions import DRAW, NUM_KINDS, action_name
 from ..cards import JOKER, RANKS, RED_SUITS, SUITS, rank_of, suit_of
-from .table import DECISION_WORDS, TableSnapshot
+from .table import DECISION_WORDS, TableSnapshot, game_result, side_label
 
 # ---------------------------------------------------------------------- shapes
 
@@ -203,11 +203,6 @@ CARD_FACES = ((None, False), *((k, h) for h in (False, True) for k in range(NUM_
 # ---------------------------------------------------------------------- the table
 
 
-def side_label(snap: TableSnapshot, side: int) -> str:
-    """``p0&p2`` for a partnership, ``p1`` for a player alone."""
-    return "&".join(f"p{s}" for s in snap.sides[side])
-
-
 def layout(snap: TableSnapshot) -> Scene:
     """The scene of one step."""
     width, height = scene_size(snap.num_players, len(snap.sides))
@@ -343,7 +338,7 @@ def _hand(snap: TableSnapshot, s: int, y: float, rh: int) -> list[Shape]:
     top = y + 12
     for i, kind in enumerate(cards):
         x = round(left + i * step, 1)
-        if kind == moved and not lifted:  # one copy moves
+        if moved is not None and kind == moved and not lifted:  # one copy moves
             lifted.append(Card(x, top - 8, w, kind, highlight=True))
         else:
             out.append(Card(x, top, w, kind))
@@ -398,23 +393,20 @@ def _middle(snap: TableSnapshot, height: int) -> list[Shape]:
         out += suit_shape(snap.suit, x + 14 + (80 if snap.suit_named else 34), ty - 12, 14)
         ty += LINE + 2
     ty += 6
-    out += _decision(snap, x + 14, ty)
-    return out + _events(snap, x + 14, ty + 2 * LINE + 8, w - 28, height)
+    decision = _decision(snap, x + 14, ty)
+    below = ty + max(2, len(decision)) * LINE + 8  # the events, under two lines or the result
+    return out + decision + _events(snap, x + 14, below, w - 28, height)
 
 
 def _decision(snap: TableSnapshot, x: float, y: float) -> list[Shape]:
     if snap.game_over:
-        winners = ", ".join(side_label(snap, t) for t in snap.winners)
         words = "game stopped by a guard" if snap.truncated else "game over"
+        result = wrap(game_result(snap), MIDDLE_W - 28, 11.5)
         return [
             Text(x, y, words, 14, MOVE, bold=True, role="status"),
-            Text(
-                x,
-                y + LINE + 2,
-                _fit(f"won by {winners}", MIDDLE_W - 28, 12.5),
-                12.5,
-                INK,
-                bold=True,
+            *(
+                Text(x, y + (i + 1) * LINE + 2, line, 11.5, INK, bold=True, role="result")
+                for i, line in enumerate(result)
             ),
         ]
     asked = DECISION_WORDS[snap.decision]

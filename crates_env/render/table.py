@@ -1,11 +1,13 @@
 """What the table looks like at one step: :class:`TableSnapshot`, built from the engine's public
-data with every hand face up (a spectator's view, or a replay's, after the fact).
+data with every hand face up (a spectator's view, or a replay's, after the fact), or as one seat
+sees it (its own hand face up, the backs of the others': the table a person plays at).
 
 The layout (``layout.py``) reads nothing else, so the replay page and the environment's frames
 draw the same table. The snapshot is plain data: per seat its cards, side and score, and whether
 it is to play, out of the game (zimbabwe), in air or owes a penalty; in the middle the discard
 top, the stock, the direction, the suit to follow and whatever is owed (the count, a demand);
-the step's events; the scores hand by hand and, once the game is over, who won.
+the step's events; the scores hand by hand and, once the game is over, who won. ``game_result``
+and ``hand_result`` say who won a game or a hand, and by how much, in words.
 
 :class:`EventCursor` reads the game's events as one stream across hands, so a step's events are
 exactly those its move caused, a hand's end and the next deal included.
@@ -20,6 +22,7 @@ from ..cards import JOKER, rank_of, suit_of
 from ..events import Event
 from ..game import Game
 from ..state import Decision
+from ..view import PublicView
 
 # What the seat to act is asked, in words (the text table and the drawn table both say it).
 DECISION_WORDS = {
@@ -51,7 +54,8 @@ class SeatSnapshot:
 
     seat: int
     name: str  # the agent's name (or the environment's agent name)
-    cards: tuple[int, ...]  # the kinds held, face up, in display order
+    # the kinds held in display order; None for a card face down (a snapshot seen from a seat)
+    cards: tuple[int | None, ...]
     side: int  # its team (its own seat without partnerships)
     score: int  # its side's score so far
     pressures: int  # pressures its side has taken this game
@@ -118,22 +122,24 @@ def table_snapshot(
     names: Sequence[str] | None = None,
     move: int | None = None,
     events: Sequence[Event] = (),
+    seat: int | None = None,
 ) -> TableSnapshot:
-    """The table of ``game`` now, every hand face up; ``names`` per seat (``p0``, ``p1``, ...
-    by default)."""
+    """The table of ``game`` now, every hand face up, or as ``seat`` sees it (``seat`` given:
+    built from ``game.view(seat)`` alone, the other hands face down but for the cards everybody
+    sees); ``names`` per seat (``p0``, ``p1``, ... by default)."""
     r = game.rules
     n = r.num_players
     if names is None:
         names = [f"p{s}" for s in range(n)]
     if len(names) != n:
         raise ValueError(f"names needs one name per seat ({n}), not {len(names)}")
-    v = game.view(0)
+    v = game.view(0 if seat is None else seat)
     playing = not v.game_over
     seats = tuple(
         SeatSnapshot(
             seat=s,
             name=str(names[s]),
-            cards=tuple(sorted(game.hand_kinds(s), key=display_order)),
+            cards=_cards(game, v, s) if seat is not None else _face_up(game.hand_kinds(s)),
             side=r.team_of(s),
             score=v.scores[r.team_of(s)],
             pressures=v.pressures[r.team_of(s)],
@@ -180,6 +186,89 @@ def table_snapshot(
         truncated=game.truncated,
         winners=tuple(game.winners()) if v.game_over else (),
     )
+
+
+def side_label(snap: TableSnapshot, side: int) -> str:
+    """``p0&p2`` for a partnership, ``p1`` for a player alone."""
+    return "&".join(f"p{s}" for s in snap.sides[side])
+
+
+def game_result(snap: TableSnapshot) -> str:
+    """Who won the game of ``snap`` (at its end) and by how much, in words: "p1&p3 win by 140
+    points (p0&p2 1,350, p1&p3 1,210)", "p2 wins: the last player left after 6 hands"; a game
+    the turn guard stopped says so at the end."""
+    if not snap.game_over:
+        raise ValueError("the game is not over: nobody has won yet")
+    return _standing(snap) + ("; the turn guard stopped the game" if snap.truncated else "")
+
+
+def _standing(snap: TableSnapshot) -> str:
+    winners = snap.winners
+    names = " and ".join(side_label(snap, t) for t in winners)
+    if snap.last_player:
+        verb = "wins" if len(winners) == 1 else "share the game"
+        return f"{names} {verb}: the last player left after {len(snap.hands)} hands"
+    scores = _side_points(snap, snap.scores, "")
+    others = [snap.scores[t] for t in range(len(snap.sides)) if t not in winners]
+    if not others:
+        return f"a tie: {scores}"
+    if len(winners) > 1:
+        return f"{names} tie for the win ({scores})"
+    best, runner_up = snap.scores[winners[0]], _best(others, snap.point_sign)
+    margin = abs(best - runner_up)
+    how = f"by {margin:,} points" if margin else "on stars"
+    alone = not snap.partnerships
+    return f"{names} {'wins' if alone else 'win'} {how} ({scores})"
+
+
+def hand_result(snap: TableSnapshot, row: HandRow) -> str:
+    """Who won a finished hand and by how much, in words: "hand 3 to p0&p2 by 28 points (p0&p2
+    +12, p1&p3 +40)", with who went out and who was knocked out."""
+    points = row.points
+    best = _best(points, snap.point_sign)
+    winners = [t for t, p in enumerate(points) if p == best]
+    others = [p for p in points if p != best]
+    if snap.last_player:  # a hand is lost, not won: its highest hand is knocked out
+        words = f"hand {row.number}"
+    elif len(winners) > 1:
+        tied = " and ".join(side_label(snap, t) for t in winners)
+        words = f"hand {row.number} tied between {tied}"
+    else:
+        margin = abs(best - _best(others, snap.point_sign)) if others else 0
+        words = f"hand {row.number} to {side_label(snap, winners[0])} by {margin:,} points"
+    words += f" ({_side_points(snap, points, '+')})"
+    if row.went_out is not None:
+        words += f"; p{row.went_out} went out"
+    if row.eliminated:
+        words += "; " + ", ".join(f"p{s}" for s in row.eliminated) + " knocked out"
+    return words
+
+
+def _best(points: Sequence[int], point_sign: int) -> int:
+    """The best of ``points`` as the preset counts them (the lowest, or the highest where points
+    are won)."""
+    return max(points) if point_sign > 0 else min(points)
+
+
+def _side_points(snap: TableSnapshot, points: Sequence[int], sign: str) -> str:
+    return ", ".join(f"{side_label(snap, t)} {p:{sign},}" for t, p in enumerate(points))
+
+
+def _face_up(kinds: Sequence[int]) -> tuple[int, ...]:
+    return tuple(sorted(kinds, key=display_order))
+
+
+def _cards(game: Game, v: PublicView, s: int) -> tuple[int | None, ...]:
+    """Seat ``s``'s cards as ``v.seat`` sees them: its own hand (face down while it names a
+    turned wild's suit, before looking at it, as the rules say), and of the others the cards
+    everybody sees (the dummy's hand, kreights penalty cards) then the backs of the rest."""
+    deck = game.rules.deck
+    if s == v.seat:
+        naming_first = v.decision is Decision.STARTER_SUIT and v.to_play == s
+        return (None,) * v.sizes[s] if naming_first else _face_up(v.hand_kinds())
+    dummy = v.dummy_hand if s == game.rules.dummy_seat else 0
+    shown = _face_up(deck.kinds_in(dummy | v.exposed[s]))
+    return shown + (None,) * (v.sizes[s] - len(shown))
 
 
 def _hand_number(game: Game, hand_index: int, over: bool) -> int:

@@ -1,5 +1,7 @@
 """What a person at the terminal uses: the ``crates`` command line (``commands``: train, eval,
-play, curves) and the game against the agents (``play``)."""
+replay, play, serve, curves), the game against the agents in the terminal (``play``) and in a
+browser (``seated``, the game; ``serve`` and ``table_page``, its web server and page, which need
+the optional extra ``[web]``)."""
 
 from .commands import main
 

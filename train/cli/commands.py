@@ -1,9 +1,11 @@
-"""The ``crates`` command line: ``crates train``, ``eval``, ``replay``, ``play`` and ``curves``.
+"""The ``crates`` command line: ``crates train``, ``eval``, ``replay``, ``play``, ``serve`` and
+``curves``.
 
 Examples: ``crates train --config configs/default.yaml``,
 ``crates eval --agents heuristic greedy random --deals 2000``,
 ``crates replay --agents heuristic greedy --seed 3 --out game.html``,
-``crates play --seat 0 --opponents heuristic``, ``crates curves runs/default``.
+``crates play --seat 0 --opponents heuristic``, ``crates serve --opponents search``,
+``crates curves runs/default``.
 """
 
 from __future__ import annotations
@@ -124,6 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
         "them (default: 0, the agents in the order given from seat 0)",
     )
     rp.add_argument("--out", type=Path, default=Path("replay.html"), help="the page to write")
+    rp.add_argument(
+        "--explain",
+        action="store_true",
+        help="also SearchAgent's margin for each move at its decisions, with standard errors "
+        "(the page's why toggle; it costs a search at every decision)",
+    )
 
     tr = sub.add_parser("train", help="train a MaskablePPO agent by self-play")
     tr.add_argument(
@@ -178,6 +186,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_table_arguments(pl)
 
+    sv = sub.add_parser(
+        "serve", help="the table in a browser: play against agents, one game per tab"
+    )
+    sv.add_argument("--seat", type=int, default=0, help="your seat (default: 0)")
+    sv.add_argument(
+        "--opponents",
+        nargs="+",
+        default=None,
+        help="one agent for every other seat, or one per other seat in seat order, named as "
+        "for crates eval (default: shipped on 4-player crates, otherwise heuristic)",
+    )
+    add_table_arguments(sv)
+    sv.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0: any free)")
+    sv.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default: 127.0.0.1, this machine only)",
+    )
+    sv.add_argument(
+        "--pace",
+        type=float,
+        default=0.8,
+        help="seconds between the agents' moves on the page (default: 0.8)",
+    )
+    sv.add_argument(
+        "--explain",
+        action="store_true",
+        help="SearchAgent opponents also explain their moves with their margins (the finished "
+        "game's replay page; it costs a search at each decision they search)",
+    )
+    sv.add_argument("--open", action="store_true", help="open the table in the default browser")
+
     cu = sub.add_parser("curves", help="plot a training run's curves from its TensorBoard logs")
     cu.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="run folder (e.g. runs/default)")
     cu.add_argument(
@@ -198,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         "label": run_label,
         "curves": run_curves,
         "play": run_play,
+        "serve": run_serve,
     }
     try:
         with sigterm_as_ctrl_c():
@@ -281,7 +322,7 @@ def run_replay(args: argparse.Namespace) -> int:
         raise ValueError(f"--deal takes a deal number >= 0, not {args.deal}")
     config = eval_config(args, deals=args.deal + 1)
     start = time.perf_counter()
-    replay, _ = replay_game(config, args.deal, args.lineup)
+    replay, _ = replay_game(config, args.deal, args.lineup, search=args.explain)
     path = write_page(replay, args.out)
     seconds = time.perf_counter() - start
     size = path.stat().st_size / 1e6
@@ -367,6 +408,35 @@ def run_play(args: argparse.Namespace) -> int:
         options=parse_rules(args.rule),
         seed=args.seed,
     )
+    return 0
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from train.cli.play import seat_specs
+
+    try:  # the web extra: only this command needs it
+        from train.cli.serve import serve
+    except ImportError as exc:
+        raise ValueError(
+            f"crates serve needs the web extra: pip install 'crates-rl[web]' ({exc})"
+        ) from None
+    from train.cli.seated import ServeConfig, Tables
+
+    if not 0 <= args.pace <= 60:
+        raise ValueError(f"--pace takes 0 to 60 seconds, not {args.pace}")
+    rules = parse_rules(args.rule)
+    opponents = args.opponents or default_agents(args.preset, args.players, rules)[:1]
+    config = ServeConfig(
+        preset=args.preset,
+        num_players=args.players,
+        seat=args.seat,
+        specs=seat_specs(args.players, args.seat, opponents),
+        options=rules,
+        seed=args.seed,
+        pace=args.pace,
+        search=args.explain,
+    )
+    serve(Tables(config), host=args.host, port=args.port, open_browser=args.open)
     return 0
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agents import Table, decide, make_agent
+from agents import Agent, Table, decide, make_agent
 from crates_env.actions import action_name, parse_action
 from crates_env.cards import parse_card, pretty
-from crates_env.env import hand_summary, play_seats, raw_env, render_table
+from crates_env.env import play_seats, raw_env, render_table
 from crates_env.game import Decision
+from crates_env.render.table import hand_result, table_snapshot
+from train.evaluation.games import seed_of
 
 
 def play_in_terminal(
@@ -24,15 +26,8 @@ def play_in_terminal(
 ) -> list[int]:
     """Play one game; return the final scores per side. ``read``/``write`` are for tests."""
     env = raw_env(preset=preset, num_players=num_players, **(options or {}))
-    n = env.rules.num_players
-    if not 0 <= seat < n:
-        raise ValueError(f"--seat must be 0..{n - 1}, not {seat}")
-    others = [s for s in range(n) if s != seat]
-    if len(opponents) not in (1, len(others)):
-        raise ValueError(f"give one opponent for all seats or one for each of {len(others)} seats")
     table = Table.from_env(env)
-    specs = opponents if len(opponents) > 1 else list(opponents) * len(others)
-    agents = {s: make_agent(spec, table, seed=s) for s, spec in zip(others, specs, strict=True)}
+    agents = seat_agents(table, seat_specs(table.num_players, seat, opponents))
     env.reset(seed=seed)
     g = env.game
     shown = 0
@@ -47,8 +42,31 @@ def play_in_terminal(
 
     play_seats(env, choose)
     _show_hands_finished(env, shown, write)
-    write(render_table(g))
+    write(render_table(g))  # its last line: who won, by how much
     return list(g.scores)
+
+
+def seat_specs(num_players: int, seat: int, opponents: Sequence[str]) -> dict[int, str]:
+    """The agent of every seat but the person's (``seat``), by name: one name for all of them,
+    or one per seat in seat order; ValueError for a seat off the table or a wrong count."""
+    if not 0 <= seat < num_players:
+        raise ValueError(f"--seat must be 0..{num_players - 1}, not {seat}")
+    others = [s for s in range(num_players) if s != seat]
+    if len(opponents) not in (1, len(others)):
+        raise ValueError(f"give one opponent for all seats or one for each of {len(others)} seats")
+    names = opponents if len(opponents) > 1 else list(opponents) * len(others)
+    return dict(zip(others, names, strict=True))
+
+
+def seat_agents(table: Table, specs: dict[int, str], game: int | None = None) -> dict[int, Agent]:
+    """The agents ``specs`` name (``make_agent``), each reset for a new game and seeded by its
+    seat (and by ``game``, for a server dealing many)."""
+    agents = {}
+    for seat, spec in specs.items():
+        seed = seat if game is None else seed_of(game, seat)
+        agents[seat] = make_agent(spec, table, seed=seed)
+        agents[seat].reset()
+    return agents
 
 
 def _ask(env: raw_env, seat: int, read, write) -> int:
@@ -86,11 +104,8 @@ def _parse_answer(answer: str, legal: list[int]) -> int | None:
 
 def _show_hands_finished(env: raw_env, shown: int, write) -> int:
     g = env.game
-    for result, log in zip(g.results[shown:], g.hand_logs[shown:], strict=True):
-        summary = hand_summary(result, env.rules)
+    snap = table_snapshot(g)
+    for row, log in zip(snap.hands[shown:], g.hand_logs[shown:], strict=True):
         write("\n".join(str(event) for event in log[-8:]))
-        write(
-            f"hand {result.hand_index + 1} over ({result.ended_by}): points per seat "
-            + ", ".join(f"p{s} {p}" for s, p in enumerate(summary["points"]))
-        )
+        write(f"hand over ({row.ended_by}): {hand_result(snap, row)}")
     return len(g.results)

@@ -112,7 +112,8 @@ def init_worker() -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
-def _seed(*parts: int) -> int:
+def seed_of(*parts: int) -> int:
+    """One seed from several numbers (a game's, a seat's), as ``SeedSequence`` mixes them."""
     return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
 
 
@@ -154,7 +155,7 @@ def play_games(
         free = np.flatnonzero(~occupied)[: len(upcoming)]
         if free.size:
             dealt = [upcoming.pop() for _ in free]
-            batch.start_as_env(free, [_seed(config.seed, task[0]) for _, task in dealt])
+            batch.start_as_env(free, [seed_of(config.seed, task[0]) for _, task in dealt])
             for slot, (index, task) in zip(free, dealt, strict=True):
                 slots[slot] = _Game(config, table, index, task)
             occupied[free] = True
@@ -196,7 +197,7 @@ class _Game:
         # process: agents.policy)
         self.seats = [
             make_agent(
-                config.agents[a], table, seed=_seed(config.seed, self.deal, self.lineup_index, s)
+                config.agents[a], table, seed=seed_of(config.seed, self.deal, self.lineup_index, s)
             )
             for s, a in enumerate(self.lineup)
         ]

@@ -7,12 +7,22 @@ shows the first game that ``crates eval --seed S`` plays (deal 0, lineup 0), and
 ``crates eval --replays K`` writes the pages of its first K games. Playing a game again gives the
 same game, so the pages are made after the evaluation, one game at a time on the reference
 engine (the recorder reads its game), whichever engine played the evaluation's games.
+
+Each step keeps what the agent to play weighed (``agents.explain``: a network's probabilities
+and value estimate, the page's "why" toggle), asked of a fresh agent of the same name at the
+same seat; ``search=True`` (``crates replay --explain``) adds SearchAgent's margins, which cost a
+search at every decision.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+from agents import Table, explain, make_agent
+from crates_env.game import Game
+from crates_env.observation import Observer
+from crates_env.payouts import legal_mask
 from crates_env.render import Recorder, Replay, write_page
 
 from .games import EvalConfig, GameRecord, play_games
@@ -20,8 +30,11 @@ from .report import _short
 from .tournament import game_tasks, validate
 
 
-def replay_game(config: EvalConfig, deal: int = 0, lineup: int = 0) -> tuple[Replay, GameRecord]:
-    """Game ``(deal, lineup)`` of ``config``'s evaluation, recorded, and its record."""
+def replay_game(
+    config: EvalConfig, deal: int = 0, lineup: int = 0, search: bool = False
+) -> tuple[Replay, GameRecord]:
+    """Game ``(deal, lineup)`` of ``config``'s evaluation, recorded, and its record
+    (``search``: with SearchAgent's margins at its decisions)."""
     validate(config)
     tasks = game_tasks(config)
     seatings = len(tasks) // config.deals
@@ -30,17 +43,30 @@ def replay_game(config: EvalConfig, deal: int = 0, lineup: int = 0) -> tuple[Rep
     if not 0 <= lineup < seatings:
         raise ValueError(f"lineup must be 0..{seatings - 1} ({seatings} seatings), not {lineup}")
     task = tasks[deal * seatings + lineup]
-    return _replay(config, task)
+    return _replay(config, task, search)
 
 
 Task = tuple[int, int, tuple[int, ...]]  # deal, lineup index, lineup (tournament.game_tasks)
 
 
-def _replay(config: EvalConfig, task: Task) -> tuple[Replay, GameRecord]:
+def _replay(config: EvalConfig, task: Task, search: bool = False) -> tuple[Replay, GameRecord]:
     deal, index, seating = task
-    names = [_seat_names(config.agents)[a] for a in seating]
+    names = [seat_names(config.agents)[a] for a in seating]
     recorder = Recorder(names)
-    (record,) = play_games(config, [task], watch=recorder.record)
+    table = Table.from_rules(config.preset, config.num_players, **config.options)
+    observer = Observer(table.rules)
+    # agents of their own to explain the moves: asking those that play would change their
+    # random streams, and with them the game
+    explainers = [make_agent(config.agents[a], table, seed=s) for s, a in enumerate(seating)]
+
+    def watch(game: Game, action: int) -> None:
+        said, agent = None, explainers[game.to_play]
+        if hasattr(agent, "explain"):  # the scripted agents say nothing: no observation needed
+            observation, mask = observer.encode(game.view(game.to_play)), legal_mask(game)
+            said = explain(agent, game, observation, mask, search=search)
+        recorder.record(game, action, said and said.as_dict())
+
+    (record,) = play_games(config, [task], watch=watch)
     options = "".join(f" --rule {k}={v}" for k, v in config.options.items())
     agents = " ".join(config.agents)
     about = (
@@ -53,7 +79,7 @@ def _replay(config: EvalConfig, task: Task) -> tuple[Replay, GameRecord]:
     return recorder.finish(title, about), record
 
 
-def _seat_names(agents: tuple[str, ...]) -> list[str]:
+def seat_names(agents: Sequence[str]) -> list[str]:
     """Names short enough for a seat: a checkpoint by its file's stem while that tells the
     agents apart, else as the evaluation's table names it."""
     names = [_short(a) for a in agents]
