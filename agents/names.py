@@ -10,10 +10,17 @@ from . import shipped
 from .base import Agent, Table
 from .policy import PolicyAgent
 from .scripted import GreedyAgent, HeuristicAgent, RandomAgent
-from .search import SearchAgent
+from .search import EVERYWHERE, SearchAgent
 
 AGENT_NAMES = ("random", "greedy", "heuristic", "search", shipped.SHIPPED)
-SEARCH_SETTINGS = {"samples": int, "stock_max": int, "base": str, "z": float, "deepen": int}
+
+
+def _stock(text: str) -> int:
+    """A ``stock_max`` setting: a number of cards, or ``all`` (search from the first move)."""
+    return EVERYWHERE if text == "all" else int(text)
+
+
+SEARCH_SETTINGS = {"samples": int, "stock_max": _stock, "base": str, "z": float, "deepen": int}
 
 
 def agent_by_name(spec: str, table: Table, seed: int | None = None) -> Agent:
@@ -52,6 +59,8 @@ def search_settings(text: str) -> dict[str, int | float | str]:
         try:
             settings[key] = SEARCH_SETTINGS[key](value)
         except ValueError:
-            kind = "an integer" if SEARCH_SETTINGS[key] is int else "a number"
+            kind = {int: "an integer", _stock: "an integer or all"}.get(
+                SEARCH_SETTINGS[key], "a number"
+            )
             raise ValueError(f"search setting {key} must be {kind}, not {value!r}") from None
     return settings

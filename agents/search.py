@@ -48,12 +48,39 @@ from .base import BaseAgent, Explanation, Table, decide_batch
 from .policy import PolicyAgent
 from .scripted import HeuristicAgent
 
+# ``stock_max`` for a search from the first move (spelled ``stock_max=all``)
+EVERYWHERE = 1_000_000
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """Where and how hard a SearchAgent looks (``SearchAgent``'s arguments of those names)."""
+
+    samples: int = 16
+    stock_max: int = 10
+    z: float = 1.0
+    deepen: int = 0
+
+
+# Each rule system's teacher: the settings that did best against HeuristicAgent at its table
+# (docs/experiments/2026-11-27-teacher.md). ``search`` at a table plays its teacher unless told
+# otherwise; a rule system not listed gets the defaults above.
+TEACHERS: dict[str, SearchSettings] = {
+    "crates": SearchSettings(),
+}
+
+
+def teacher_settings(preset: str) -> SearchSettings:
+    """The search settings of the rule system ``preset``'s teacher."""
+    return TEACHERS.get(preset, SearchSettings())
+
 
 class SearchAgent(BaseAgent):
     """Acts for the seat to play in ``env`` (a ``raw_env``) from its observation and mask.
 
-    ``samples``: re-deals per move; ``stock_max``: search only when the stock holds that many
-    cards or fewer (a large value searches everywhere), play like the base policy above it;
+    Every setting left out is the table's teacher's (``TEACHERS``). ``samples``: re-deals per
+    move; ``stock_max``: search only when the stock holds that many cards or fewer
+    (``EVERYWHERE``: from the first move), play like the base policy above it;
     ``base``: ``"heuristic"``, ``"shipped"`` (the network the package ships) or the path of a
     MaskablePPO checkpoint, the policy that plays
     every seat in the rollouts and this seat where it does not search; ``z``: leave the base
@@ -69,13 +96,18 @@ class SearchAgent(BaseAgent):
     def __init__(
         self,
         table: Table,
-        samples: int = 16,
-        stock_max: int = 10,
+        samples: int | None = None,
+        stock_max: int | None = None,
         base: str = "heuristic",
         seed: int | None = 0,
-        z: float = 1.0,
-        deepen: int = 0,
+        z: float | None = None,
+        deepen: int | None = None,
     ) -> None:
+        teacher = teacher_settings(table.preset)  # what is not given: the table's teacher
+        samples = teacher.samples if samples is None else samples
+        stock_max = teacher.stock_max if stock_max is None else stock_max
+        z = teacher.z if z is None else z
+        deepen = teacher.deepen if deepen is None else deepen
         for name, value, low in (("samples", samples, 1), ("stock_max", stock_max, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"SearchAgent {name} must be an int >= {low}, not {value!r}")
@@ -234,19 +266,43 @@ class SearchAgent(BaseAgent):
             return []
         rngs = [self.rng] * len(decisions) if rngs is None else rngs
         games = [_game(env) for env, _ in decisions]
-        needed = self.samples * sum(len(legal) for _, legal in decisions)
-        batch = self._batch(games[0].rules, needed)
+        redeals = [
+            [g.resample_hidden(g.to_play, rng) for _ in range(self.samples)]
+            for g, rng in zip(games, rngs, strict=True)
+        ]
+        legals = [legal for _, legal in decisions]
+        needed = self.samples * sum(len(legal) for legal in legals)
+        try:
+            gained, ended = self._roll_out(self._batch(games[0].rules, needed), redeals, legals)
+        except OverflowError:  # a side's pressures passed the compiled engine's 64-bit scores
+            batch = self._batch(games[0].rules, needed, "reference")
+            gained, ended = self._roll_out(batch, redeals, legals)
+        out, start = [], 0
+        for g, legal in zip(games, legals, strict=True):
+            rows = slice(start, start + len(legal) * self.samples)
+            side = lead_over_others(gained[rows], g.rules.team_of(g.to_play))
+            margins = np.where(ended[rows], side, 0.0)
+            out.append(margins.reshape(self.samples, len(legal)).T)
+            start = rows.stop
+        return out
+
+    def _roll_out(
+        self, batch: Any, redeals: list[list[Game]], legals: list[np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Every legal move of every decision on each of its re-deals, played to the end of the
+        hand in ``batch``, the base policy in every seat: per rollout (decision by decision,
+        re-deal by re-deal, move by move), what the hand did to each side's standing (its points
+        as the preset counts them, or in an elimination game -1 for the side it knocked out and
+        +1 for those it did not), and whether the hand ended."""
         hand = np.full(batch.num_games, -1)  # the hand each slot's rollout plays to its end
-        moves, starts, slot = [], [], 0
-        for g, (_, legal), rng in zip(games, decisions, rngs, strict=True):
+        moves, slot = [], 0
+        for games, legal in zip(redeals, legals, strict=True):
             moves.append(np.tile(legal, self.samples))
-            starts.append(slot)
-            for _ in range(self.samples):
-                batch.from_game(g.resample_hidden(g.to_play, rng), slot)
-                copies = np.arange(slot + 1, slot + len(legal))
-                batch.copy_games([slot] * (len(legal) - 1), copies)
+            for g in games:
+                batch.from_game(g, slot)
+                batch.copy_games([slot] * (len(legal) - 1), np.arange(slot + 1, slot + len(legal)))
+                hand[slot : slot + len(legal)] = g.hand_index
                 slot += len(legal)
-            hand[starts[-1] : slot] = g.hand_index
         used = np.arange(batch.num_games) < slot
         batch.copy_games(np.zeros(batch.num_games - slot, dtype=int), np.flatnonzero(~used))
         before = batch.standings
@@ -263,25 +319,16 @@ class SearchAgent(BaseAgent):
             actions[:] = 0
             actions[rows] = decide_batch(policies[: len(rows)], observations, masks)
             batch.step(actions, active=live)
-        # what the hand did to each side's standing: its points as the preset counts them, or
-        # in an elimination game -1 for the side it knocked out and +1 for those it did not
-        gained = batch.standings - before
-        ended = batch.hands_played > hand
-        out = []
-        for g, (_, legal), start in zip(games, decisions, starts, strict=True):
-            rows = slice(start, start + len(legal) * self.samples)
-            side = lead_over_others(gained[rows], g.rules.team_of(g.to_play))
-            margins = np.where(ended[rows], side, 0.0)
-            out.append(margins.reshape(self.samples, len(legal)).T)
-        return out
+        return batch.standings - before, batch.hands_played > hand
 
-    def _batch(self, rules, size: int):
+    def _batch(self, rules, size: int, engine: str = "auto"):
         """A batch of at least ``size`` games of ``rules`` (a power of two, so that a few serve
-        every decision): the compiled engine wherever it plays them."""
-        key = (rules, 1 << max(0, size - 1).bit_length())
+        every decision): the compiled engine wherever it plays them, or ``engine``."""
+        key = (rules, 1 << max(0, size - 1).bit_length(), engine)
         if key not in self._batches:
             self._batches[key] = game_batch(
                 key[1],
+                engine=engine,
                 preset=rules.preset,
                 num_players=rules.num_players,
                 autoreset=False,

@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--z", type=float, help="leave the base move only by z std errors (SearchAgent's default 1)"
     )
+    p.add_argument("--deepen", type=int, help="more re-deals for unsure changes (default 0)")
     p.add_argument("--seed", type=int, default=1, help="the evaluation's seed (its deals)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--out", type=Path, help="folder for this run's results (deals.csv, ...)")
@@ -74,6 +75,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     spec = f"search:samples={args.samples},stock_max={args.stock_max},base={args.base}"
     spec += "" if args.z is None else f",z={args.z:g}"
+    spec += "" if args.deepen is None else f",deepen={args.deepen}"
     config = EvalConfig(
         agents=(spec, "heuristic"),
         preset=args.preset,

@@ -105,8 +105,12 @@ def test_summary_statistics_and_outputs(tmp_path):
     assert pair.better_share == pytest.approx(fewer / len(diffs))
     assert pair.sign_p == pytest.approx(stats.binomtest(fewer, len(diffs)).pvalue)
     rows = (tmp_path / "deals.csv").read_text().splitlines()
-    assert rows[0] == "deal,points greedy,points random,win share greedy,win share random"
+    header = "deal,points greedy,points random,win share greedy,win share random"
+    assert rows[0] == header + ",standing greedy,standing random"
     assert [int(r.split(",")[0]) for r in rows[1:]] == list(range(6))
+    for row in rows[1:]:  # in the Crates family a side stands as well as its points are few
+        points, standings = row.split(",")[1:3], row.split(",")[5:7]
+        assert [-float(p) for p in points] == [float(s) for s in standings]
 
 
 def test_runs_of_other_seeds_pool_into_one_comparison(tmp_path):

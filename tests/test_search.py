@@ -175,7 +175,7 @@ def test_search_needs_the_game_and_checks_its_settings():
     assert search_settings("samples=8,z=1.5") == {"samples": 8, "z": 1.5}
     with pytest.raises(ValueError, match="z must be a number, not 'high'"):
         search_settings("z=high")
-    with pytest.raises(ValueError, match="stock_max must be an integer, not '1\\.5'"):
+    with pytest.raises(ValueError, match="stock_max must be an integer or all, not '1\\.5'"):
         search_settings("stock_max=1.5")
 
 
@@ -201,10 +201,28 @@ def test_the_rollouts_give_the_same_values_on_both_engines(seed, base, monkeypat
     env, _, mask = _env_at(seed, stock_at_most=6)
     table, legal = Table.from_env(env), np.flatnonzero(mask)
     compiled = SearchAgent(table, samples=4, base=base, seed=3).move_values(env, legal)
-    monkeypatch.setattr(search, "game_batch", lambda n, **kw: game_batch(n, "reference", **kw))
+    monkeypatch.setattr(
+        search, "game_batch", lambda n, engine, **kw: game_batch(n, "reference", **kw)
+    )
     reference = SearchAgent(table, samples=4, base=base, seed=3)
     np.testing.assert_array_equal(compiled, reference.move_values(env, legal))
     assert type(next(iter(reference._batches.values()))).__name__ == "ReferenceGames"
+
+
+def test_rollouts_past_the_compiled_engines_scores_are_played_on_the_reference_engine():
+    """A side 58 pressures down: the next pressure's value passes 64 bits, so a rollout that
+    takes one overflows the compiled engine. The search plays that decision's rollouts again on
+    the reference engine (same re-deals), where the values are exact, rather than fail."""
+    env, _, mask = _env_at(5, stock_at_most=1)
+    env.game.game_state.pressure_count = (58,) * len(env.game.game_state.pressure_count)
+    table, legal = Table.from_env(env), np.flatnonzero(mask)
+    values = SearchAgent(table, samples=4, seed=3).move_values(env, legal)
+    reference = SearchAgent(table, samples=4, seed=3)
+    reference._batch = lambda rules, size, engine="auto": SearchAgent._batch(
+        reference, rules, size, "reference"
+    )
+    np.testing.assert_array_equal(values, reference.move_values(env, legal))
+    assert np.abs(values).max() > 2**60  # only a 59th pressure (5 x 2^58 points) gives so much
 
 
 @pytest.mark.parametrize(
@@ -227,7 +245,9 @@ def test_batched_rollouts_give_the_one_at_a_time_values_on_every_rule_system(tab
     batched = SearchAgent(Table.from_env(env), samples=4, seed=3)
     values = batched.move_values(env, legal)
     assert {type(b).__name__ for b in batched._batches.values()} == {"VectorGame"}
-    monkeypatch.setattr(search, "game_batch", lambda n, **kw: game_batch(n, "reference", **kw))
+    monkeypatch.setattr(
+        search, "game_batch", lambda n, engine, **kw: game_batch(n, "reference", **kw)
+    )
     one_by_one = SearchAgent(Table.from_env(env), samples=4, seed=3)
     np.testing.assert_array_equal(values, one_by_one.move_values(env, legal))
 

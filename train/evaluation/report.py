@@ -6,7 +6,6 @@ deals into one comparison.
 from __future__ import annotations
 
 import csv
-import inspect
 import json
 import os
 from collections.abc import Sequence
@@ -15,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import SearchAgent, search_settings
+from agents import search_settings
+from agents.search import EVERYWHERE, teacher_settings
 from crates_env.rules import Ruleset
 from train.config import rules_of
 
@@ -43,8 +43,9 @@ def format_report(report: Report) -> str:
         f"{'no pressure':>11} {'pressures':>9} {'count cards':>11} {'rating':>7}",
     ]
     for a in sorted(report.agents, key=lambda a: -a.win_rate):
+        name = _short(a.name, NAME_WIDTH, rules.preset)
         lines.append(
-            f"{_short(a.name):<{NAME_WIDTH}} {a.games:>6} {a.win_rate:>9.1%} "
+            f"{name:<{NAME_WIDTH}} {a.games:>6} {a.win_rate:>9.1%} "
             f"{a.median_points:>8.0f} {a.mean_points:>10.1f} ± {a.ci95:>5.1f} "
             f"{a.card_points:>11.1f} {a.pressures_per_game:>9.2f} "
             f"{a.counts_drawn_per_game:>11.2f} {a.rating_ordinal:>7.2f}"
@@ -56,7 +57,7 @@ def format_report(report: Report) -> str:
         f"{'relative':>9} {'p (t)':>8}"
     )
     for p in report.pairs:
-        pair = f"{_short(p.first, 16)} - {_short(p.second, 16)}"
+        pair = f"{_short(p.first, 16, rules.preset)} - {_short(p.second, 16, rules.preset)}"
         lines.append(
             f"{pair:<34} {p.win_rate_difference:>+13.1%} {p.win_rate_p:>8.2g} "
             f"{p.wilcoxon_p:>8.2g} {p.better_share:>9.1%} {p.sign_p:>8.2g} "
@@ -82,19 +83,20 @@ def _rules(config: dict) -> Ruleset:
     return rules_of(config["preset"], config["num_players"], config["options"])
 
 
-def _short(name: str, width: int = NAME_WIDTH) -> str:
+def _short(name: str, width: int = NAME_WIDTH, preset: str = "crates") -> str:
     """An agent's name for a table column: a checkpoint shows as ``run/file.zip``, SearchAgent
-    with settings as ``search(samples,≤stock_max,base)`` (``,zZ`` after base for a z other than
-    the default, ``,dN`` for ``deepen=N``)."""
+    with settings as ``search(samples,≤stock_max,base)`` at the table of ``preset`` (``all``
+    for a search from the first move; ``,zZ`` after base for a z other than 1, ``,dN`` for
+    ``deepen=N``)."""
     kind, colon, settings = name.partition(":")
     path = Path(name)
     if kind == "search" and colon:
-        defaults = inspect.signature(SearchAgent).parameters
-        agent = {k: defaults[k].default for k in ("samples", "stock_max", "base", "z", "deepen")}
+        agent = {**asdict(teacher_settings(preset)), "base": "heuristic"}
         agent.update(search_settings(settings))
-        z = f",z{agent['z']:g}" if agent["z"] != defaults["z"].default else ""
+        stock = "all" if agent["stock_max"] >= EVERYWHERE else f"≤{agent['stock_max']}"
+        z = f",z{agent['z']:g}" if agent["z"] != 1 else ""
         z += f",d{agent['deepen']}" if agent["deepen"] else ""
-        name = f"search({agent['samples']},≤{agent['stock_max']},{Path(agent['base']).stem}{z})"
+        name = f"search({agent['samples']},{stock},{Path(agent['base']).stem}{z})"
     elif path.suffix == ".zip":
         name = f"{path.parent.name}/{path.name}" if path.parent.name else path.name
     return name if len(name) <= width else "…" + name[-(width - 1) :]
