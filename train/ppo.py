@@ -45,7 +45,7 @@ from train.metrics import game_scalars
 from train.selfplay import PoolSpec, observation_space_of
 from train.shaping import PressureShaping
 from train.vec_env import SelfPlayVecEnv
-from train.workers import usable_cores
+from train.workers import core_share, torch_threads
 
 LATEST, BEST, STATE = "latest.zip", "best.zip", "state.json"
 
@@ -56,8 +56,14 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
     run_dir = config.run_dir
     check_run_folder(run_dir / LATEST, resume)
     run_dir.mkdir(parents=True, exist_ok=True)
-    # The cores the game workers leave free go to torch (PPO updates dominate the time).
-    torch.set_num_threads(max(1, usable_cores() - config.workers))
+    # torch gets the cores the machine and the game workers leave free, looked at again
+    # before every PPO update (CoreShare), and its threads as they were after the run
+    with torch_threads(core_share().free(config.workers)):
+        return _train(config, resume)
+
+
+def _train(config: TrainConfig, resume: bool) -> Path:
+    run_dir = config.run_dir
     state = read_state(run_dir) if resume else {"snapshots": []}
     # the pool's last max_snapshots (the list of a run saved before it was kept that short)
     state["snapshots"] = state["snapshots"][-config.opponents.max_snapshots :]
@@ -84,6 +90,7 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
                 config.opponents.snapshot_every, config.opponents.max_snapshots, run_dir, state
             ),
             GameStatsCallback(),
+            SharedCoresCallback(config.workers),
             checks,
         ]
         try:
@@ -304,6 +311,24 @@ class SelfPlayCallback(BaseCallback):
             self.state["snapshots"].append(str(path.relative_to(self.run_dir)))
             del self.state["snapshots"][: -self.keep]  # their files go once the state says so
             self.state["last_snapshot"] = self.num_timesteps
+        return True
+
+
+class SharedCoresCallback(BaseCallback):
+    """torch on one thread while the games are played (a forward pass of a few dozen
+    positions), on the cores the machine leaves free for each PPO update."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__()
+        self.workers = workers
+
+    def _on_rollout_start(self) -> None:
+        torch.set_num_threads(1)
+
+    def _on_rollout_end(self) -> None:
+        torch.set_num_threads(core_share().free(self.workers))
+
+    def _on_step(self) -> bool:
         return True
 
 

@@ -196,6 +196,10 @@ def main(argv: list[str] | None = None) -> int:
             return commands[args.command](args)
     except (ValueError, WorkersFailed) as exc:  # bad input, dead workers: one clear line
         parser.exit(2, f"crates {args.command}: error: {exc}\n")
+    except OSError as exc:  # a full or read-only disk, a path that cannot be written
+        from train.files import write_problem
+
+        parser.exit(1, f"crates {args.command}: error: {write_problem(exc)}\n")
     except KeyboardInterrupt:
         return 130
 
@@ -217,6 +221,7 @@ def eval_config(args: argparse.Namespace, **settings: Any):
 
 def run_eval(args: argparse.Namespace) -> int:
     from train.evaluation import (
+        DealLog,
         Interrupted,
         format_report,
         game_tasks,
@@ -224,7 +229,6 @@ def run_eval(args: argparse.Namespace) -> int:
         run,
         summarize,
         validate,
-        write_outputs,
     )
     from train.evaluation.replays import write_replays
 
@@ -237,8 +241,9 @@ def run_eval(args: argparse.Namespace) -> int:
         raise ValueError(f"--replays takes 0..{games} (the games to play), not {args.replays}")
     out = args.out or Path("eval_out") / time.strftime("%Y%m%d-%H%M%S")
     prepare_output(out)
+    log = DealLog(out / "deals.csv", config.agents)  # the finished deals, as they finish
     try:
-        records = run(config, progress=not args.quiet)
+        records = run(config, progress=not args.quiet, keep=log.add)
     except Interrupted as stop:  # Ctrl-C or kill: keep the deals played, say where
         if not stop.deals:
             print("\ninterrupted before a deal was played in every seat: nothing written",
@@ -247,7 +252,7 @@ def run_eval(args: argparse.Namespace) -> int:
         report = summarize(replace(config, deals=stop.deals), stop.records)
         report.partial_of = config.deals
         print(format_report(report))
-        write_outputs(report, out, tensorboard=not args.no_tensorboard)
+        _write_results(report, out, args)
         print(
             f"\ninterrupted after {stop.deals} of {config.deals} deals: the partial result is "
             f"in {out} (report.json says partial_of {config.deals}); its deals.csv pools with "
@@ -257,7 +262,7 @@ def run_eval(args: argparse.Namespace) -> int:
         return 130
     report = summarize(config, records)
     print(format_report(report))
-    paths = write_outputs(report, out, tensorboard=not args.no_tensorboard)
+    paths = _write_results(report, out, args)
     print("wrote " + ", ".join(str(p) for p in paths))
     if args.replays:
         pages = write_replays(config, out / "replays", args.replays)
@@ -265,12 +270,27 @@ def run_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _write_results(report, out: Path, args: argparse.Namespace) -> list[Path]:
+    """``write_outputs``; a disk that takes no more is one line under the table just shown."""
+    from train.evaluation import write_outputs
+    from train.files import write_problem
+
+    try:
+        return write_outputs(report, out, tensorboard=not args.no_tensorboard)
+    except OSError as exc:
+        raise ValueError(
+            f"{write_problem(exc)}; the results are the table above, not saved"
+        ) from None
+
+
 def run_replay(args: argparse.Namespace) -> int:
     from crates_env.render import write_page
     from train.evaluation.replays import replay_game
+    from train.files import check_output_file
 
     if args.deal < 0:
         raise ValueError(f"--deal takes a deal number >= 0, not {args.deal}")
+    check_output_file(args.out, "--out")
     config = eval_config(args, deals=args.deal + 1)
     start = time.perf_counter()
     replay, _ = replay_game(config, args.deal, args.lineup)
@@ -291,9 +311,9 @@ def run_train(args: argparse.Namespace) -> int:
     config = load_config(path, args.set)
     if args.address is not None and args.backend != "rllib":
         raise ValueError("--address is for --backend rllib (a Ray cluster)")
-    if config.expert.rounds:
+    if config.mode == "expert":
         if args.backend != "sb3":
-            raise ValueError("expert iteration (expert.rounds > 0) trains on --backend sb3")
+            raise ValueError("mode expert (expert iteration) trains on --backend sb3")
         from train.expert import train_expert
 
         print(f"expert iteration {config.run_dir}: {config.expert.rounds} round(s)")

@@ -12,13 +12,19 @@ from typing import Any
 import numpy as np
 
 from train.config import TrainConfig
-from train.workers import usable_cores
+from train.workers import core_share
 
 from .games import EvalConfig
 from .replays import write_replays
 from .report import format_report
 from .stats import Report, summarize
 from .tournament import game_tasks, run
+
+
+def eval_workers() -> int:
+    """Worker processes for a check: the cores the machine leaves free now (one plays in this
+    process, on one torch thread)."""
+    return core_share().free()
 
 
 def baseline_check(config: TrainConfig, checkpoint: Path, baseline: str, deals: int) -> EvalConfig:
@@ -29,7 +35,7 @@ def baseline_check(config: TrainConfig, checkpoint: Path, baseline: str, deals: 
         num_players=config.num_players,
         deals=deals,
         seed=config.eval.seed,
-        workers=usable_cores(),
+        workers=eval_workers(),
         options=dict(config.rules),
     )
 

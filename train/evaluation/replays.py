@@ -15,22 +15,23 @@ from pathlib import Path
 
 from crates_env.render import Recorder, Replay, write_page
 
-from .games import EvalConfig, GameRecord, play_games
+from .games import EvalConfig, GameRecord, lineups, play_games
 from .report import _short
 from .tournament import game_tasks, validate
 
 
 def replay_game(config: EvalConfig, deal: int = 0, lineup: int = 0) -> tuple[Replay, GameRecord]:
-    """Game ``(deal, lineup)`` of ``config``'s evaluation, recorded, and its record."""
+    """Game ``(deal, lineup)`` of ``config``'s evaluation, recorded, and its record: dealt
+    from the deal's own seed, whatever deals come before it."""
     validate(config)
-    tasks = game_tasks(config)
-    seatings = len(tasks) // config.deals
+    seatings = lineups(len(config.agents), config.num_players)
     if not 0 <= deal < config.deals:
         raise ValueError(f"deal must be 0..{config.deals - 1}, not {deal}")
-    if not 0 <= lineup < seatings:
-        raise ValueError(f"lineup must be 0..{seatings - 1} ({seatings} seatings), not {lineup}")
-    task = tasks[deal * seatings + lineup]
-    return _replay(config, task)
+    if not 0 <= lineup < len(seatings):
+        raise ValueError(
+            f"lineup must be 0..{len(seatings) - 1} ({len(seatings)} seatings), not {lineup}"
+        )
+    return _replay(config, (deal, lineup, seatings[lineup]))
 
 
 Task = tuple[int, int, tuple[int, ...]]  # deal, lineup index, lineup (tournament.game_tasks)

@@ -101,15 +101,30 @@ def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:
     _rate(records, summaries)
     rules = rules_of(config.preset, config.num_players, config.options)
     pairs = pair_comparisons(names, per_deal, wins, rules.point_sign)
-    deals = sorted(per_deal)
+    deals, deal_points, deal_wins = deal_rows(per_deal, wins)
     return Report(
         config=asdict(config),
         agents=summaries,
         pairs=pairs,
         deals=deals,
-        deal_points=[list(per_deal[d]) for d in deals],
-        deal_win_shares=[list(wins[d]) for d in deals],
+        deal_points=deal_points,
+        deal_win_shares=deal_wins,
     )
+
+
+def deal_rows(
+    per_deal: dict[int, list[float]], wins: dict[int, list[float]]
+) -> tuple[list[int], list[list[float]], list[list[float]]]:
+    """The deals in order, each agent's mean points and win share in each (deals.csv)."""
+    deals = sorted(per_deal)
+    return deals, [list(per_deal[d]) for d in deals], [list(wins[d]) for d in deals]
+
+
+def records_by_deal(
+    records: Sequence[GameRecord], k: int
+) -> tuple[list[int], list[list[float]], list[list[float]]]:
+    """``deal_rows`` of whole deals' ``records`` of ``k`` agents."""
+    return deal_rows(_per_deal(records, k, "points"), _per_deal(records, k, "share_of_win"))
 
 
 def _per_deal(records: Sequence[GameRecord], k: int, what: str) -> dict[int, list[float]]:
