@@ -446,15 +446,24 @@ def step_info(hands: Sequence[dict[str, Any]], num_players: int) -> dict[str, An
     }
 
 
+def side_name(rules: Ruleset, team: int) -> str:
+    """A side as players call it: ``team 1 (p1 & p3)`` with partnerships, else ``p1``."""
+    seats = [s for s in range(rules.num_players) if rules.team_of(s) == team]
+    if not rules.partnerships:
+        return f"p{seats[0]}"
+    return f"team {team} (" + " & ".join(f"p{s}" for s in seats) + ")"
+
+
 def render_table(g: Game, last_events: int = 6) -> str:
     """A text table of the position: seats, sizes, scores, top card, suit, count, direction."""
     v, rules = g.view(0), g.rules
     suit = SUIT_SYMBOLS[v.suit] if v.suit is not None else "-"
     top = pretty(v.top) if v.top is not None else "-"
     arrow = "clockwise" if v.direction == 1 else "counter-clockwise"
+    of = f"/{rules.num_hands}" if rules.num_hands else ""
+    hand = f"hand {v.hand_index + 1}{of}" if not g.game_over else f"{len(g.results)} hands played"
     lines = [
-        f"{rules.preset} · hand {v.hand_index + 1}/{rules.num_hands} · {v.deal_size} cards dealt"
-        f" · dealer p{v.dealer}",
+        f"{rules.preset} · {hand} · {v.deal_size} cards dealt · dealer p{v.dealer}",
         f"top {top}   suit {suit}   {arrow}   stock {v.stock_size}   discard {v.discard_size}"
         + (f"   COUNT {v.count}" if v.count else ""),
         "seat  cards  score  pressures",
@@ -468,6 +477,8 @@ def render_table(g: Game, last_events: int = 6) -> str:
     if v.decision is not None:
         lines.append(f"p{v.to_play} {DECISION_WORDS[v.decision]}")
     else:
-        lines.append("game over: winner " + ", ".join(f"#{t}" for t in g.winners()))
+        winners = [side_name(rules, t) for t in g.winners()]
+        verb = "win" if len(winners) > 1 or rules.partnerships else "wins"
+        lines.append(f"game over: {' and '.join(winners)} {verb}")
     lines.extend("  " + str(e) for e in g.events[-last_events:])
     return "\n".join(lines)

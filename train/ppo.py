@@ -170,7 +170,10 @@ def read_snapshot(run_dir: Path, path: str) -> dict:
     try:
         return torch.load(full, weights_only=True)
     except Exception as exc:  # torch raises many kinds on a damaged file
-        raise ValueError(f"snapshot {full} is damaged ({first_line(exc)})") from None
+        raise ValueError(
+            f"snapshot {full} is damaged ({first_line(exc)}): restore it from a copy of the "
+            f"run, or remove it from {run_dir / STATE}'s snapshots to resume without it"
+        ) from None
 
 
 def pressure_shaping(config: TrainConfig, state: dict) -> PressureShaping | None:

@@ -163,13 +163,16 @@ class DealLog:
     def __init__(self, path: Path, names: Sequence[str]) -> None:
         self.path, self.names = path, list(names)
         self.problem: OSError | None = None
-        self._write(deal_lines(self.names, [], [], [], True), "w")
+        self._started = False  # the file begun, its header written (with the first deals)
 
     def add(self, records: Sequence[GameRecord]) -> None:
         """Append the deals of ``records`` (whole deals, every lineup)."""
         if records and self.problem is None:
             rows = records_by_deal(records, len(self.names))
-            self._write(deal_lines(self.names, *rows, False), "a")
+            self._write(
+                deal_lines(self.names, *rows, not self._started), "a" if self._started else "w"
+            )
+            self._started = True
 
     def _write(self, text: str, mode: str) -> None:
         try:
