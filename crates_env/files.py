@@ -16,7 +16,7 @@ def write_atomically(path: Path, write: Callable[[Path], None]) -> Path:
     ``path``; on any failure the temporary file goes and ``path`` is as it was."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.stem}.tmp{os.getpid()}{path.suffix}")
+    tmp = path.with_name(f"{path.stem}.tmp{path.suffix}")  # readers skip *.tmp.* files
     try:
         write(tmp)
         os.replace(tmp, path)

@@ -343,8 +343,20 @@ def run_label(args: argparse.Namespace) -> int:
     chunks = parse_chunks(args.chunks)
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
-    rows = sum(label_round(config, args.round, chunks=chunks, workers=args.workers))
-    print(f"labelled {rows:,} positions into {labels_folder(config, args.round)}")
+    folder = labels_folder(config, args.round)
+    rows = chunks_done = 0
+    try:
+        for landed in label_round(config, args.round, chunks=chunks, workers=args.workers):
+            rows, chunks_done = rows + landed, chunks_done + 1
+    except KeyboardInterrupt:  # Ctrl-C or kill: what is kept, and how to go on
+        print(
+            f"\ninterrupted: {chunks_done} chunk(s) labelled in this run ({rows:,} positions) "
+            f"are kept in {folder}, the chunk(s) in progress are not; the same command labels "
+            "the rest (finished chunks are skipped)",
+            file=sys.stderr,
+        )
+        return 130
+    print(f"labelled {rows:,} positions into {folder}")
     return 0
 
 
