@@ -28,7 +28,10 @@ from train.rllib import (
     rollout_size,
 )
 
+from .extras import needs
 from .test_cli_errors import fails
+
+pytestmark = needs("ray", "ray")
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -42,6 +42,7 @@ from train.evaluation import evaluate_against_baselines
 from train.files import atomic_write, write_atomically
 from train.imitation import learner_spec, warm_start
 from train.metrics import game_scalars
+from train.progress import Progress
 from train.selfplay import PoolSpec, observation_space_of
 from train.shaping import PressureShaping
 from train.vec_env import SelfPlayVecEnv
@@ -90,7 +91,10 @@ def _train(config: TrainConfig, resume: bool) -> Path:
                 config.opponents.snapshot_every, config.opponents.max_snapshots, run_dir, state
             ),
             GameStatsCallback(),
-            SharedCoresCallback(config.workers),
+            SharedCoresCallback(
+                config.workers,
+                None if config.progress_bar else Progress("PPO", config.total_steps, "steps", 30),
+            ),
             checks,
         ]
         try:
@@ -319,17 +323,20 @@ class SelfPlayCallback(BaseCallback):
 
 class SharedCoresCallback(BaseCallback):
     """torch on one thread while the games are played (a forward pass of a few dozen
-    positions), on the cores the machine leaves free for each PPO update."""
+    positions), on the cores the machine leaves free for each PPO update; ``steps`` (without
+    a progress bar) hears of the steps done."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, steps: Progress | None = None) -> None:
         super().__init__()
-        self.workers = workers
+        self.workers, self.steps = workers, steps
 
     def _on_rollout_start(self) -> None:
         torch.set_num_threads(1)
 
     def _on_rollout_end(self) -> None:
         torch.set_num_threads(core_share().free(self.workers))
+        if self.steps is not None:
+            self.steps.update(self.num_timesteps)
 
     def _on_step(self) -> bool:
         return True
@@ -412,8 +419,9 @@ class CheckpointAndEvalCallback(BaseCallback):
 
     def evaluate(self) -> None:
         self.save()
+        print(f"check at step {self.num_timesteps:,}, against the baselines:")
         score, _ = evaluate_against_baselines(
-            self.config, self.run_dir / LATEST, self.config.eval.deals, self.logger
+            self.config, self.run_dir / LATEST, self.config.eval.deals, self.logger, say=print
         )
         # recorded once it is done: an evaluation cut short (Ctrl-C) is played again on --resume
         self.state["last_eval"] = self.num_timesteps
