@@ -20,9 +20,11 @@ def write_atomically(path: Path, write: Callable[[Path], None]) -> Path:
     try:
         write(tmp)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(exc, OSError) and exc.filename in (str(tmp), tmp):
+            exc.filename = str(path)  # the file the caller asked for, not our temporary one
         raise
     return path
 

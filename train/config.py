@@ -191,7 +191,8 @@ class TrainConfig:
     )
     expert: ExpertConfig = field(default_factory=ExpertConfig)
     # A MaskablePPO checkpoint whose weights start a new run (instead of a fresh network and
-    # its warm start); expert iteration's PPO refinement starts from each round's network.
+    # its warm start: a config that gives init and no warm_start.teacher clones nobody);
+    # expert iteration's PPO refinement starts from each round's network.
     init: str = ""
 
     @property
@@ -355,8 +356,11 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Tr
             raise ValueError(f"override {item!r} must look like key=value (e.g. ppo.n_epochs=8)")
         _set_path(data, keys, read_yaml(value, f"--set {item}"))
     config = _build(TrainConfig(), data, "")
+    given = _given(data)
+    if config.init and "warm_start.teacher" not in given:  # init starts the network instead
+        config.warm_start = dataclasses.replace(config.warm_start, teacher="")
     _check_values(config)
-    _check_mode(config, _given(data))
+    _check_mode(config, given)
     return config
 
 

@@ -5,6 +5,7 @@ deals into one comparison.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import inspect
 import io
@@ -175,6 +176,7 @@ class DealLog:
             self._started = True
 
     def _write(self, text: str, mode: str) -> None:
+        size = self.path.stat().st_size if self._started else 0
         try:
             with self.path.open(mode, newline="") as f:
                 f.write(text)
@@ -182,6 +184,11 @@ class DealLog:
                 os.fsync(f.fileno())
         except OSError as exc:
             self.problem = exc
+            with contextlib.suppress(OSError):  # no torn row: the file as it was
+                if self._started:
+                    os.truncate(self.path, size)
+                else:
+                    self.path.unlink()
 
 
 def read_deals(path: Path) -> tuple[list[str], np.ndarray, np.ndarray]:
