@@ -32,7 +32,7 @@ def test_ctrl_c_during_a_periodic_evaluation_plays_it_again_on_resume(tmp_path, 
     real = ppo.evaluate_against_baselines
     started: list[int] = []
 
-    def cut_short(config, checkpoint, deals, logger=None):
+    def cut_short(config, checkpoint, deals, logger=None, **kwargs):
         started.append(json.loads((config.run_dir / STATE).read_text())["num_timesteps"])
         if len(started) == 2:
             raise KeyboardInterrupt  # Ctrl-C in the middle of the second check

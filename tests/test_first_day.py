@@ -374,6 +374,22 @@ def test_train_into_a_read_only_folder_is_one_line(tmp_path, capsys):
     assert f"crates train: error: cannot write {folder / 'default'}: Read-only file system" in line
 
 
+def test_label_into_a_read_only_folder_is_one_line(tmp_path, capsys):
+    folder = tmp_path / "ro"
+    argv = ["label", "--config", str(ROOT / "configs" / "crates_4p_expert.yaml"), "--workers", "1"]
+    for item in (*LABEL, f"runs_dir={tmp_path}", f"expert.labels={folder}", "expert.chunks=1"):
+        argv += ["--set", item]
+    with read_only(folder), pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == (
+        f"crates label: error: cannot write {folder / 'round_1'}: Read-only file system (write "
+        "to a folder on a writable disk)"
+    )
+
+
 def test_label_onto_a_full_disk_is_one_line(tmp_path, capsys):
     labels = tmp_path / "labels"
     argv = ["label", "--config", str(ROOT / "configs" / "crates_4p_expert.yaml"), "--workers", "1"]

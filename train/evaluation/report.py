@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 
 from agents import SearchAgent, search_settings
+from crates_env.files import atomic_write, write_atomically
 from crates_env.rules import Ruleset
 from train.config import rules_of
-from train.files import atomic_write, write_atomically
 
 from .games import GameRecord
 from .stats import PairComparison, Report, pair_comparisons, records_by_deal
