@@ -19,6 +19,7 @@ from train.cli import main
 from train.evaluation import EvalConfig, pooled_pairs, run
 from train.ppo import STATE, train
 
+from .extras import needs
 from .test_cli_errors import fails
 from .test_train import tiny
 
@@ -152,6 +153,7 @@ def _kill_a_playing_ray_worker(killed: list[int]) -> threading.Thread:
     return thread
 
 
+@needs("ray", "ray")
 def test_a_ray_worker_killed_mid_run_is_retried_to_the_same_records(monkeypatch):
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     config = EvalConfig(("heuristic", "random"), deals=8, workers=1, seed=4)
@@ -164,6 +166,7 @@ def test_a_ray_worker_killed_mid_run_is_retried_to_the_same_records(monkeypatch)
     assert on_ray == local
 
 
+@needs("ray", "ray")
 def test_a_ray_worker_that_dies_past_its_retries_stops_in_one_line(monkeypatch, tmp_path, capsys):
     import train.evaluation.on_ray as on_ray
 
