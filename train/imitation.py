@@ -35,7 +35,7 @@ from train.files import load_arrays, save_arrays
 from train.progress import Progress
 from train.selfplay import LearnerSpec, PoolSpec, make_batch, worker_seeds
 from train.shaping import PressureShaping
-from train.workers import serve_parent
+from train.workers import core_share, serve_parent, torch_threads
 
 
 def warm_start(
@@ -66,7 +66,7 @@ def warm_start(
     epochs = Progress("warm start", ws.epochs, f"epochs over {len(demos):,} decisions")
     stats = clone(
         policy, demos, ws.epochs, ws.batch_size, ws.learning_rate, config.seed, heads,
-        progress=epochs,
+        progress=epochs, threads=core_share().free,
     )  # fmt: skip
     report = {"teacher": ws.teacher, **vars(stats), "seconds": time.perf_counter() - start}
     print(
@@ -254,13 +254,24 @@ def clone(
     heads: Heads | None = None,
     hold: Hold | None = None,
     progress: Progress | None = None,
+    threads: Callable[[], int] | None = None,
 ) -> CloneStats:
     """Fit the actor to the teacher's moves and the critic to the returns, in place.
     ``heads(policy, observations)`` gives the action logits and state values (default: an SB3
     MaskablePPO policy's; the RLlib backend passes its module's). With ``hold`` the policy is
     fine-tuned instead: the rows it holds keep the policy's own choices as they were before
     training (the KL divergence from them), the others learn the teacher's move, weighted.
-    ``progress`` hears of each epoch done."""
+    ``progress`` hears of each epoch done; ``threads()``, if given, says before each epoch how
+    many threads torch takes (the cores free then), and torch's threads are as they were after.
+    """
+    with torch_threads(torch.get_num_threads()):
+        return _clone(policy, demos, epochs, batch_size, learning_rate, seed, heads, hold,
+                      progress, threads)  # fmt: skip
+
+
+def _clone(
+    policy, demos, epochs, batch_size, learning_rate, seed, heads, hold, progress, threads
+) -> CloneStats:
     heads = heads or policy_heads
     x = torch.as_tensor(demos.observations)
     legal = torch.as_tensor(demos.masks)
@@ -275,6 +286,8 @@ def clone(
     for epoch in range(epochs):
         if progress is not None and epoch:
             progress.update(epoch)
+        if threads is not None:
+            torch.set_num_threads(threads())
         order = torch.randperm(len(y), generator=generator)
         hits, value_sse = 0, 0.0
         for start in range(0, len(y), batch_size):

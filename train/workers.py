@@ -37,8 +37,8 @@ def usable_cores() -> int:
 class CoreShare:
     """How many of this process's cores the rest of the machine leaves it, measured over the
     time since the last look: the machine's busy time on those cores (``/proc/stat``) less this
-    process's own. Work at a lower priority than this process (a higher ``nice``) yields to it
-    and counts as free.
+    process's own. Work at a lower priority (a higher ``nice``) counts as busy too: it still
+    gets its slices, and a torch thread waiting for a descheduled one spins meanwhile.
 
     torch's threads wait for one another at every step of a matrix product: one of them sharing
     a core with another program holds up all of them, and a run beside one busy core took over
@@ -53,19 +53,18 @@ class CoreShare:
         self._free: int | None = None  # the last look's answer
 
     def _sample(self) -> tuple[float, float, float] | None:
-        """(busy jiffies of others' priority or above, all jiffies, own jiffies), or None where
-        /proc/stat cannot be read (then every core counts as free)."""
+        """(busy jiffies, all jiffies, own jiffies), or None where /proc/stat cannot be read
+        (then every core counts as free)."""
         try:
             with open("/proc/stat") as f:
                 lines = [line.split() for line in f if line.startswith("cpu")]
         except OSError:
             return None
-        niced = os.getpriority(os.PRIO_PROCESS, 0) > 0  # then our own time is in "nice"
         busy = total = 0.0
         for fields in lines:
             if fields[0][3:] and int(fields[0][3:]) in self.cores:
                 user, nice, system, idle, iowait, irq, softirq, steal = map(int, fields[1:9])
-                busy += user + system + irq + softirq + steal + (nice if niced else 0)
+                busy += user + nice + system + irq + softirq + steal
                 total += user + nice + system + idle + iowait + irq + softirq + steal
         times = os.times()
         own = (times.user + times.system + times.children_user + times.children_system) * (
