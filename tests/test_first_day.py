@@ -374,17 +374,23 @@ def test_train_into_a_read_only_folder_is_one_line(tmp_path, capsys):
     assert f"crates train: error: cannot write {folder / 'default'}: Read-only file system" in line
 
 
-def test_label_into_a_read_only_folder_is_one_line(tmp_path, capsys):
-    folder = tmp_path / "ro"
+def label_error(tmp_path: Path, labels: Path, broken, capsys) -> str:
+    """``crates label`` of one chunk into ``labels`` while ``broken`` (a context) holds: it
+    must stop with exit code 1 and no traceback; its last line (after the progress bar's)."""
     argv = ["label", "--config", str(ROOT / "configs" / "crates_4p_expert.yaml"), "--workers", "1"]
-    for item in (*LABEL, f"runs_dir={tmp_path}", f"expert.labels={folder}", "expert.chunks=1"):
+    for item in (*LABEL, f"runs_dir={tmp_path}", f"expert.labels={labels}", "expert.chunks=1"):
         argv += ["--set", item]
-    with read_only(folder), pytest.raises(SystemExit) as stop:
+    with broken, pytest.raises(SystemExit) as stop:
         main(argv)
     assert stop.value.code == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err
-    assert err.strip().splitlines()[-1] == (
+    return err.strip().splitlines()[-1]
+
+
+def test_label_into_a_read_only_folder_is_one_line(tmp_path, capsys):
+    folder = tmp_path / "ro"
+    assert label_error(tmp_path, folder, read_only(folder), capsys) == (
         f"crates label: error: cannot write {folder / 'round_1'}: Read-only file system (write "
         "to a folder on a writable disk)"
     )
@@ -392,15 +398,7 @@ def test_label_into_a_read_only_folder_is_one_line(tmp_path, capsys):
 
 def test_label_onto_a_full_disk_is_one_line(tmp_path, capsys):
     labels = tmp_path / "labels"
-    argv = ["label", "--config", str(ROOT / "configs" / "crates_4p_expert.yaml"), "--workers", "1"]
-    for item in (*LABEL, f"runs_dir={tmp_path}", f"expert.labels={labels}", "expert.chunks=1"):
-        argv += ["--set", item]
-    with full_disk(tmp_path), pytest.raises(SystemExit) as stop:
-        main(argv)
-    assert stop.value.code == 1
-    err = capsys.readouterr().err  # the progress bar's lines, then the error
-    assert "Traceback" not in err
-    assert err.strip().splitlines()[-1] == (
+    assert label_error(tmp_path, labels, full_disk(tmp_path), capsys) == (
         f"crates label: error: cannot write {labels / 'round_1' / 'chunk_00000.npz'}: No space "
         "left on device (free some space, or write elsewhere)"
     )
