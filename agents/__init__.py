@@ -26,8 +26,10 @@ def make_agent(spec: str, table: Table, seed: int | None = None) -> Agent:
         if Path(spec).suffix in SCRIPT_SUFFIXES:
             return TorchScriptAgent(spec, table=table, seed=seed)
         return PolicyAgent(spec, table=table)
-    if is_import_path(spec):
+    if is_import_path(spec, AGENT_NAMES):
         return agent_by_import_path(spec, table, seed)
+    if Path(spec).suffix in (".zip", *SCRIPT_SUFFIXES) and spec.split(":")[0] not in AGENT_NAMES:
+        raise ValueError(f"agent {spec!r}: no such file; check the path of the checkpoint")
     if is_rllib_module(Path(spec)):
         from .rllib import RLlibPolicyAgent  # RLlib is an optional extra
 

@@ -135,6 +135,8 @@ def is_rllib_module(path: Path) -> bool:
 def first_line(exc: BaseException, limit: int = 120) -> str:
     """The first line of an exception's message, shortened: torch and SB3 write essays."""
     text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    if text.startswith("Weights only load failed"):  # torch's, whose advice is to trust it
+        text = "it holds more than weights: damaged, or a file of another kind"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -164,7 +166,10 @@ def load_model(path: str | Path, device: str = "cpu", env: Any = None) -> Any:
             raise ValueError(
                 f"{path}: does not fit this environment (a checkpoint of another table?)"
             ) from None
-        raise ValueError(f"{path}: not a MaskablePPO checkpoint ({first_line(exc)})") from None
+        raise ValueError(
+            f"{path}: not a MaskablePPO checkpoint ({first_line(exc)}); give a checkpoint that "
+            "crates train wrote (runs/<run>/latest.zip), or train it again"
+        ) from None
     if not isinstance(model.policy, MaskableActorCriticPolicy):
         raise ValueError(
             f"{path}: not a MaskablePPO checkpoint (its policy is "

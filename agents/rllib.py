@@ -58,12 +58,18 @@ def masked_logits(module, observations: np.ndarray, masks: np.ndarray) -> np.nda
 
 class MaskedPPOModule(DefaultPPOTorchRLModule):
     """PPO's torch module over the observation vectors of ``with_mask`` rows, logits of the
-    actions their mask forbids pushed to RLlib's minimum (no probability)."""
+    actions their mask forbids pushed to RLlib's minimum (no probability).
+
+    It also reads the AEC env's own observations, ``{"observation": ..., "action_mask": ...}``
+    (a ``Dict`` observation space), as RLlib's ``PettingZooEnv`` hands them on."""
 
     def __init__(self, *, observation_space=None, **kwargs):
         self.observation_with_mask = observation_space
-        size = observation_space.shape[0] - NUM_ACTIONS
-        vectors = spaces.Box(observation_space.low[:size], observation_space.high[:size])
+        if isinstance(observation_space, spaces.Dict):  # the AEC env's, through PettingZooEnv
+            vectors = observation_space["observation"]
+        else:
+            size = observation_space.shape[0] - NUM_ACTIONS
+            vectors = spaces.Box(observation_space.low[:size], observation_space.high[:size])
         super().__init__(observation_space=vectors, **kwargs)
 
     def setup(self):
@@ -72,6 +78,8 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
 
     def _split(self, batch):
         obs = batch[Columns.OBS]
+        if isinstance(obs, dict):  # the AEC env's observation dicts
+            return obs["action_mask"], {**batch, Columns.OBS: obs["observation"]}
         return obs[:, -NUM_ACTIONS:], {**batch, Columns.OBS: obs[:, :-NUM_ACTIONS]}
 
     def _masked(self, out, mask):

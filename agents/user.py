@@ -36,9 +36,10 @@ IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 SCRIPT_SUFFIXES = (".pt", ".pt2")
 
 
-def is_import_path(spec: str) -> bool:
-    """``module.path:Name`` (a dotted module, a colon, a name in it)."""
-    return bool(IMPORT_PATH.match(spec)) and "." in spec.partition(":")[0]
+def is_import_path(spec: str, names: tuple[str, ...] = ()) -> bool:
+    """``module.path:Name`` or ``module:Name`` (a module, a colon, a name in it), unless the
+    module part is one of the agent ``names`` (``search:z`` is SearchAgent's setting)."""
+    return bool(IMPORT_PATH.match(spec)) and spec.partition(":")[0] not in names
 
 
 def agent_by_import_path(spec: str, table: Table, seed: int | None = None) -> Any:
@@ -48,7 +49,13 @@ def agent_by_import_path(spec: str, table: Table, seed: int | None = None) -> An
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ValueError(f"agent {spec!r}: cannot import {module_name} ({exc})") from None
+        hint = ""
+        if isinstance(exc, ModuleNotFoundError) and module_name.startswith(exc.name or "\0"):
+            hint = (
+                f": add the folder that holds {module_name.split('.')[0]} to PYTHONPATH (the "
+                "crates command does not import from the folder it runs in)"
+            )
+        raise ValueError(f"agent {spec!r}: cannot import {module_name} ({exc}){hint}") from None
     factory = getattr(module, name, None)
     if not callable(factory):
         raise ValueError(f"agent {spec!r}: {module_name} has no class or function {name}")

@@ -1,5 +1,7 @@
 """Crates RL: an exact rules engine for Crates and its family (importable without torch)."""
 
+import importlib.abc
+import importlib.util
 import sys
 
 from .actions import (
@@ -37,7 +39,38 @@ def register_gymnasium() -> None:
         )
 
 
-register_gymnasium()
+class _RegisterWhenImported(importlib.abc.MetaPathFinder):
+    """Registers ``Crates-v0`` right after gymnasium loads, when it loads after this package
+    (``import crates_env; import gymnasium``): the engine itself never imports gymnasium."""
+
+    def find_spec(self, name, path, target=None):
+        if name != "gymnasium":
+            return None
+        sys.meta_path.remove(self)  # once: the real finders find gymnasium itself
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _ThenRegister(spec.loader)
+        return spec
+
+
+class _ThenRegister(importlib.abc.Loader):
+    """gymnasium's own loader, then :func:`register_gymnasium`."""
+
+    def __init__(self, loader) -> None:
+        self.loader = loader
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        self.loader.exec_module(module)
+        register_gymnasium()
+
+
+if "gymnasium" in sys.modules:
+    register_gymnasium()
+elif not any(isinstance(f, _RegisterWhenImported) for f in sys.meta_path):
+    sys.meta_path.insert(0, _RegisterWhenImported())
 
 __all__ = [
     "ANNOUNCE",

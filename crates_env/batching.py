@@ -10,6 +10,7 @@ before any game moves).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -53,9 +54,15 @@ class GameBatch:
         autoreset: bool = True,
         **options: Any,
     ) -> None:
-        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+        if isinstance(num_games, bool) or not isinstance(num_games, int | np.integer):
             raise ValueError(f"num_games must be a positive int, not {num_games!r}")
+        num_games = int(num_games)
         name = type(self).__name__
+        if not 1 <= num_games <= self.max_games():
+            raise ValueError(
+                f"num_games must be from 1 to {self.max_games():,} (what this machine's memory "
+                f"holds of {name}'s games), not {num_games:,}"
+            )
         if render_mode is not None:
             raise ValueError(
                 f"{name} does not render (render_mode={render_mode!r}); render one game of "
@@ -72,6 +79,15 @@ class GameBatch:
         self.seeds = np.zeros(num_games, dtype=np.int64)  # the seed of each slot's game
         self._no_seats = np.full(num_games, -1, dtype=np.int64)
         self._all = np.ones(num_games, dtype=bool)
+
+    # what one game takes in memory, about (each engine's own); the largest batch is what the
+    # machine's memory holds, checked before anything is allocated
+    BYTES_A_GAME = 64 * 1024
+
+    @classmethod
+    def max_games(cls) -> int:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        return max(1, memory // cls.BYTES_A_GAME)
 
     @property
     def observation_size(self) -> int:
@@ -218,9 +234,16 @@ class GameBatch:
         return bool(((mask == 0) | (mask == 1)).all()), int(empty[0]) if empty.size else -1
 
     def _step_input(self, actions: object, active: object) -> tuple[np.ndarray, np.ndarray]:
-        """``step``'s actions (int64 ``[B]``) and active games (bool ``[B]``), checked."""
+        """``step``'s actions (int64 ``[B]``) and active games (bool ``[B]``), checked: without
+        autoreset, a finished game is no longer stepped."""
         actions = check_ints("actions", actions, (self.num_games,))
         active = self._all if active is None else self._flags("active", active, (self.num_games,))
+        over = np.flatnonzero(active & self.game_over)
+        if not self.autoreset and over.size:
+            raise ValueError(
+                f"game {over[0]} is over (autoreset=False): leave it out of active, or deal it "
+                "a new game (start, restart)"
+            )
         return actions, active
 
     @staticmethod
@@ -250,10 +273,14 @@ class GameBatch:
         return [int(p) for p in paid] + [0] * (teams - len(paid))
 
     def _check_first(self, first: object, last: int) -> int:
-        """``hand_log``'s first hand: an int >= 0."""
+        """``hand_log``'s first hand: an int from 0 to ``last`` (the hands finished)."""
         if isinstance(first, bool) or not isinstance(first, int | np.integer) or first < 0:
             raise ValueError(f"first must be a hand index (an int >= 0), not {first!r}")
-        return min(int(first), last)
+        if first > last:
+            raise ValueError(
+                f"first must be 0..{last} (the game has finished {last} hands), not {first}"
+            )
+        return int(first)
 
 
 def _names(mask: np.ndarray) -> str:

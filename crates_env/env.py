@@ -452,9 +452,10 @@ def render_table(g: Game, last_events: int = 6) -> str:
     suit = SUIT_SYMBOLS[v.suit] if v.suit is not None else "-"
     top = pretty(v.top) if v.top is not None else "-"
     arrow = "clockwise" if v.direction == 1 else "counter-clockwise"
+    of = f"/{rules.num_hands}" if rules.num_hands else ""
+    hand = f"hand {v.hand_index + 1}{of}" if not g.game_over else f"{len(g.results)} hands played"
     lines = [
-        f"{rules.preset} · hand {v.hand_index + 1}/{rules.num_hands} · {v.deal_size} cards dealt"
-        f" · dealer p{v.dealer}",
+        f"{rules.preset} · {hand} · {v.deal_size} cards dealt · dealer p{v.dealer}",
         f"top {top}   suit {suit}   {arrow}   stock {v.stock_size}   discard {v.discard_size}"
         + (f"   COUNT {v.count}" if v.count else ""),
         "seat  cards  score  pressures",

@@ -252,8 +252,8 @@ class CratesVectorEnv(VectorEnv):
                 f"CratesVectorEnv.reset takes no options (got {sorted(options)}); stack a deal "
                 "with the single env, gym.make('Crates-v0')"
             )
+        seed = None if seed is None else int(seed)  # gymnasium takes Python ints only
         super().reset(seed=seed)
-        seed = None if seed is None else int(seed)
         self.seating.reset(seed, self.num_envs)
         if seed is not None:  # None goes on with the streams
             self._random_rng = np.random.default_rng([seed, 1])

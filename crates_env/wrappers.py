@@ -67,7 +67,9 @@ class CratesGymEnv(gym.Env):
         self.learner_seat = check_learner_seat(learner_seat, self.rules.num_players)
         self.partner_is_learner = partner_is_learner and self.rules.partnerships
         learner = set() if self.learner_seat == "random" else self._learner_side(self.learner_seat)
-        default = UniformRandom() if opponents is None else opponents
+        # the default random seats draw from a stream reset(seed=...) seeds too
+        self._random = UniformRandom()
+        default = self._random if opponents is None else opponents
         self.opponents = seat_opponents(self.rules.num_players, default, learner)
         space = self.aec.observation_space(self.aec.possible_agents[0])
         self.observation_space = space["observation"]
@@ -88,6 +90,7 @@ class CratesGymEnv(gym.Env):
         super().reset(seed=seed)
         if seed is not None:
             self._seat_rng = np.random.default_rng(seed)
+            self._random.rng = np.random.default_rng([seed, 1])
         self.aec.reset(seed=seed, options=options)
         # A game can end before the learner decides (e.g. a one-hand game another seat wins
         # at once); such a game holds nothing to learn, so the next one is dealt.

@@ -6,16 +6,22 @@ extra ``clients``, installed by the README's test command."""
 
 from __future__ import annotations
 
+import pytest
 import torch
-from tianshou.algorithm.multiagent.marl import MultiAgentPolicy
-from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
-from tianshou.data import Collector, VectorReplayBuffer
-from tianshou.env import DummyVectorEnv, PettingZooEnv
-from torchrl.envs.libs.pettingzoo import PettingZooWrapper
-from torchrl.envs.utils import check_env_specs
 
-from crates_env import crates_v0
-from crates_env.state import HAND_ENDINGS
+EXTRA = "the optional extra clients is not installed: pip install -e '.[clients]'"
+pytest.importorskip("tianshou", reason=EXTRA)
+pytest.importorskip("torchrl", reason=EXTRA)
+
+from tianshou.algorithm.multiagent.marl import MultiAgentPolicy  # noqa: E402
+from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm  # noqa: E402
+from tianshou.data import Collector, VectorReplayBuffer  # noqa: E402
+from tianshou.env import DummyVectorEnv, PettingZooEnv  # noqa: E402
+from torchrl.envs.libs.pettingzoo import PettingZooWrapper  # noqa: E402
+from torchrl.envs.utils import check_env_specs  # noqa: E402
+
+from crates_env import crates_v0  # noqa: E402
+from crates_env.state import HAND_ENDINGS  # noqa: E402
 
 SHORT = {"deal_schedule": [2, 1]}  # two hands a game: many hand ends in a short rollout
 

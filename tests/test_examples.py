@@ -15,6 +15,8 @@ from agents import Table, TorchScriptAgent, make_agent
 from crates_env.env import raw_env
 from train.cli import main as crates
 
+from .extras import needs
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 TABLE = Table.from_rules("crates", 4)
 
@@ -68,6 +70,7 @@ def test_the_cleanrl_example_trains_and_crates_eval_plays_its_policy(tmp_path):
     assert {row["name"]: row["games"] for row in report["agents"]} == {str(path): 4, "random": 4}
 
 
+@needs("torchrl", "clients")
 def test_torchrl_reads_the_vector_env_with_its_masks():
     from torchrl.envs.utils import check_env_specs
 

@@ -19,6 +19,7 @@ from train.cli import main
 from train.evaluation import EvalConfig, pooled_pairs, run
 from train.ppo import STATE, train
 
+from .extras import needs
 from .test_cli_errors import fails
 from .test_train import tiny
 
@@ -26,13 +27,13 @@ from .test_train import tiny
 def test_ctrl_c_during_a_periodic_evaluation_plays_it_again_on_resume(tmp_path, monkeypatch):
     """The run used to record the evaluation before playing it, save that on Ctrl-C and never
     play it again on --resume."""
-    monkeypatch.setattr(baselines, "usable_cores", lambda: 1)  # the checks' games in this process
+    monkeypatch.setattr(baselines, "eval_workers", lambda: 1)  # the checks' games in this process
     more = ("eval.every=32", "eval.deals=1", "eval.baselines=[random]", "total_steps=128")
     config = tiny(tmp_path, *more)
     real = ppo.evaluate_against_baselines
     started: list[int] = []
 
-    def cut_short(config, checkpoint, deals, logger=None):
+    def cut_short(config, checkpoint, deals, logger=None, **kwargs):
         started.append(json.loads((config.run_dir / STATE).read_text())["num_timesteps"])
         if len(started) == 2:
             raise KeyboardInterrupt  # Ctrl-C in the middle of the second check
@@ -152,6 +153,7 @@ def _kill_a_playing_ray_worker(killed: list[int]) -> threading.Thread:
     return thread
 
 
+@needs("ray", "ray")
 def test_a_ray_worker_killed_mid_run_is_retried_to_the_same_records(monkeypatch):
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     config = EvalConfig(("heuristic", "random"), deals=8, workers=1, seed=4)
@@ -164,6 +166,7 @@ def test_a_ray_worker_killed_mid_run_is_retried_to_the_same_records(monkeypatch)
     assert on_ray == local
 
 
+@needs("ray", "ray")
 def test_a_ray_worker_that_dies_past_its_retries_stops_in_one_line(monkeypatch, tmp_path, capsys):
     import train.evaluation.on_ray as on_ray
 

@@ -8,12 +8,14 @@ import pytest
 from train.cli import main
 from train.evaluation import EvalConfig, validate
 
+from .extras import needs
 from .test_cli_errors import fails
 
 TABLE = ["--deals", "3", "--seed", "11", "--rule", "deal_schedule=[3, 2]", "--quiet"]
 AGENTS = ["--agents", "heuristic", "random", "--no-tensorboard", *TABLE]
 
 
+@needs("ray", "ray")
 def test_eval_on_a_local_ray_plays_the_games_of_the_local_workers(tmp_path, monkeypatch):
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     monkeypatch.chdir(tmp_path)  # Ray's tasks play from the driver's folder, wherever it is

@@ -28,7 +28,10 @@ from train.rllib import (
     rollout_size,
 )
 
+from .extras import needs
 from .test_cli_errors import fails
+
+pytestmark = needs("ray", "ray")
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -303,3 +306,53 @@ def test_rllib_runs_stopped_by_sigterm_sigkill_or_ctrl_c_resume_from_their_check
     assert "checkpoint written to" in log.read_text()
     state = json.loads((run / "rllib_state.json").read_text())
     assert [p.name for p in (run / "rllib").iterdir()] == [state["checkpoint"]]  # no leftovers
+
+
+def test_rllibs_own_pettingzoo_env_trains_the_masked_module_and_passes_its_env_check():
+    """docs/training.md: RLlib's PettingZooEnv over the AEC env, one shared MaskedPPOModule
+    reading the observation dicts; env(illegal="terminate") lets RLlib's env check (which
+    plays unmasked random moves) end the game instead of failing."""
+    import ray
+    import torch
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.tune.registry import register_env
+
+    from agents.rllib import MaskedPPOModule
+    from crates_env import crates_v0
+
+    short = {"deal_schedule": [2, 1]}
+    register_env("crates_aec", lambda _: PettingZooEnv(crates_v0.env(illegal="terminate", **short)))
+    module = RLModuleSpec(module_class=MaskedPPOModule, model_config={"fcnet_hiddens": [16]})
+    config = (
+        PPOConfig()
+        .environment("crates_aec")  # RLlib's env check on
+        .multi_agent(policies={"shared"}, policy_mapping_fn=lambda agent, episode, **kw: "shared")
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"shared": module}))
+        .env_runners(num_env_runners=0)
+        .training(train_batch_size_per_learner=128, minibatch_size=64, num_epochs=1)
+    )
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        algo = config.build_algo()
+        result = algo.train()
+        assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 128
+        learner = algo.get_module("shared")
+        env = crates_v0.env(**short)
+        env.reset(seed=3)
+        for _ in range(40):  # the trained module's choices at real positions: always legal
+            obs = env.observe(env.agent_selection)
+            batch = {k: torch.as_tensor(v[None], dtype=torch.float32) for k, v in obs.items()}
+            with torch.no_grad():
+                out = learner.forward_inference({Columns.OBS: batch})
+            action = int(out[Columns.ACTION_DIST_INPUTS].argmax())
+            assert obs["action_mask"][action]
+            env.step(action)
+            if all(env.terminations.values()):
+                env.reset()
+        algo.stop()
+    finally:
+        ray.shutdown()

@@ -20,16 +20,18 @@ from crates_env.rules import Ruleset, make_ruleset
 from crates_env.settings import REWARD_MODES, REWARD_TIMINGS
 
 
+# The defaults of every key are configs/default.yaml's (a test holds them equal): a config that
+# leaves a key out trains as the main job does there.
 @dataclass
 class PPOConfig:
-    learning_rate: float = 3e-4
-    n_steps: int = 128  # per environment, per rollout
-    batch_size: int = 512
+    learning_rate: float = 1e-4
+    n_steps: int = 64  # per environment, per rollout
+    batch_size: int = 1024
     n_epochs: int = 4
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip_range: float = 0.2
-    ent_coef: float = 0.01
+    ent_coef: float = 0.001
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
 
@@ -38,7 +40,7 @@ class PPOConfig:
 class OpponentConfig:
     scripted: dict[str, float] = field(default_factory=lambda: {"random": 1.0})
     snapshot_weight: float = 0.0  # total sampling weight of the learner's frozen snapshots
-    snapshot_every: int = 50_000  # steps between snapshots
+    snapshot_every: int = 200_000  # steps between snapshots
     max_snapshots: int = 5
 
 
@@ -47,10 +49,10 @@ class BaselineChecks:
     """The ``eval`` section: the learner checked against the scripted baselines during the run
     and at its end (each check an ordinary evaluation, ``train.evaluation.EvalConfig``)."""
 
-    every: int = 50_000  # steps between evaluations against the baselines
+    every: int = 300_000  # steps between evaluations against the baselines
     deals: int = 20  # duplicate deals per baseline
     baselines: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
-    final_deals: int = 100  # deals per baseline for the summary table at the end
+    final_deals: int = 200  # deals per baseline for the summary table at the end
     seed: int = 12345  # fixed, so every evaluation plays the same deals
     replays: int = 2  # games per baseline of the final evaluation written as replay pages
 
@@ -79,10 +81,10 @@ class WarmStartConfig:
 
 @dataclass
 class ExpertConfig:
-    """Expert iteration (train/expert.py): rounds in which a search labels positions of its own
-    games and the network learns its choices; ``rounds: 0`` trains by warm start and PPO."""
+    """Expert iteration (train/expert.py, ``mode: expert``): rounds in which a search labels
+    positions of its own games and the network learns its choices."""
 
-    rounds: int = 0
+    rounds: int = 0  # mode expert takes 1 or more
     base: str = "heuristic"  # the first round's search base; each later round's is the network
     samples: int = 16  # the search's re-deals per move
     stock_max: int = 10  # it searches from this stock size down
@@ -131,14 +133,22 @@ def _of_round(value: int | list[int], round_: int) -> int:
     return value[min(round_, len(value)) - 1]
 
 
+MODES = ("ppo", "expert")
+# The keys each mode never reads: given, they are refused rather than silently dropped.
+UNREAD = {"ppo": ("expert",), "expert": ("warm_start", "total_steps")}
+
+
 @dataclass
 class TrainConfig:
+    # "ppo": the warm start, then self-play PPO (train/ppo.py); "expert": expert iteration
+    # (train/expert.py, the expert section), its network refined by PPO if expert.ppo_steps
+    mode: str = "ppo"
     run_name: str = "default"
     runs_dir: str = "runs"
     preset: str = "crates"
     num_players: int = 4
     rules: dict[str, Any] = field(default_factory=dict)
-    reward_mode: str = "points"
+    reward_mode: str = "relative"
     reward_scale: float = 0.01
     # "event": a shuffle pressure is rewarded on the step it is taken (the cards at the end of
     # the hand), so PPO credits the move that caused it; "hand": everything at the hand's end.
@@ -150,8 +160,8 @@ class TrainConfig:
     pressure_shaping_games: int = 300
     # Pressures double, so one game's points can run into the millions: "symlog" trains on
     # sign(r) * log(1 + |r|) of each reward (evaluation always counts raw points).
-    reward_transform: str = "symlog"
-    one_card: str = "action"
+    reward_transform: str = "none"
+    one_card: str = "auto"
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     # The critic also reads the hidden cards (other hands, the stock): an asymmetric
     # actor-critic. The policy still plays from the public observation only.
@@ -160,7 +170,7 @@ class TrainConfig:
     # beside the observation (agents.networks.CountsExtractor). A network without them starts
     # a run with them (init) playing as it did: their weights start at zero.
     count_features: bool = False
-    num_envs: int = 16
+    num_envs: int = 64
     # Game worker processes (0: games run in the training process). The cores left over go to
     # torch, whose PPO updates take most of a run on few cores (figures: docs/experiments).
     workers: int = 0
@@ -169,17 +179,21 @@ class TrainConfig:
     # insists on it, "reference" keeps the Python engine.
     engine: str = "auto"
     seed: int = 0
-    total_steps: int = 100_000
-    checkpoint_every: int = 25_000
+    total_steps: int = 600_000
+    checkpoint_every: int = 200_000
     progress_bar: bool = True
     ppo: PPOConfig = field(default_factory=PPOConfig)
     opponents: OpponentConfig = field(default_factory=OpponentConfig)
     eval: BaselineChecks = field(default_factory=BaselineChecks)
-    warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
+    # WarmStartConfig() alone is no warm start; the main job clones HeuristicAgent
+    warm_start: WarmStartConfig = field(
+        default_factory=lambda: WarmStartConfig(teacher="heuristic", games=300)
+    )
     expert: ExpertConfig = field(default_factory=ExpertConfig)
     # A MaskablePPO checkpoint whose weights start a new run (instead of a fresh network and
-    # its warm start); expert iteration's PPO refinement starts from each round's network.
-    # "shipped" is the network the package ships for this table.
+    # its warm start: a config that gives init and no warm_start.teacher clones nobody);
+    # expert iteration's PPO refinement starts from each round's network. "shipped" is the
+    # network the package ships for this table.
     init: str = ""
     # A network remembers the table it learned at (agents.checkpoints) and init refuses one of
     # another table unless this says so: a kreights network may start from the crates one
@@ -332,18 +346,52 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Tr
             raise ValueError(f"config file {path} does not exist")
         if not path.is_file():
             raise ValueError(f"config file {path} is not a regular file; give a YAML file")
-        loaded = read_yaml(path.read_text(), f"config file {path}") or {}
+        try:
+            text = path.read_text()
+        except UnicodeDecodeError:
+            raise ValueError(f"config file {path} is not text; give a YAML file") from None
+        loaded = read_yaml(text, f"config file {path}") or {}
         if not isinstance(loaded, dict):
             raise ValueError(f"config file {path} must hold a mapping of keys to values")
         data = loaded
     for item in overrides:
         key, sep, value = item.partition("=")
-        if not sep:
+        keys = key.strip().split(".")
+        if not sep or not all(keys):
             raise ValueError(f"override {item!r} must look like key=value (e.g. ppo.n_epochs=8)")
-        _set_path(data, key.strip().split("."), read_yaml(value, f"--set {item}"))
-    config = _build(TrainConfig, data, "")
+        _set_path(data, keys, read_yaml(value, f"--set {item}"))
+    config = _build(TrainConfig(), data, "")
+    given = _given(data)
+    if config.init and "warm_start.teacher" not in given:  # init starts the network instead
+        config.warm_start = dataclasses.replace(config.warm_start, teacher="")
     _check_values(config)
+    _check_mode(config, given)
     return config
+
+
+def _given(data: dict[str, Any], prefix: str = "") -> list[str]:
+    """The dotted keys a config's data sets (a section's keys, not the section)."""
+    keys = []
+    for name, value in data.items():
+        if isinstance(value, dict) and name not in ("rules", "scripted"):
+            keys += _given(value, f"{prefix}{name}.") or [prefix + name]
+        else:
+            keys.append(prefix + name)
+    return keys
+
+
+def _check_mode(c: TrainConfig, given: list[str]) -> None:
+    """The mode is one of ``MODES``, and the config gives no key that mode never reads."""
+    if c.mode not in MODES:
+        raise ValueError(f"mode {c.mode!r} is not one of {', '.join(MODES)}")
+    unread = [k for k in given if any(k == u or k.startswith(u + ".") for u in UNREAD[c.mode])]
+    if unread:
+        other = next(m for m in MODES if m != c.mode)
+        raise ValueError(
+            f"mode {c.mode} does not read {', '.join(unread)}: remove them, or set mode: {other}"
+        )
+    if c.mode == "expert" and c.expert.rounds < 1:
+        raise ValueError("mode expert needs expert.rounds >= 1 (the rounds to run)")
 
 
 def read_yaml(text: str, where: str) -> Any:
@@ -365,10 +413,11 @@ def _set_path(data: dict, keys: list[str], value: Any) -> None:
     data[keys[-1]] = value
 
 
-def _build(cls, data: dict[str, Any], prefix: str):
+def _build(defaults, data: dict[str, Any], prefix: str):
+    """``defaults`` (a config dataclass) with the values ``data`` gives, each checked."""
     if not isinstance(data, dict):
         raise ValueError(f"{prefix.rstrip('.') or 'config'} must be a mapping, not {data!r}")
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+    fields = {f.name: f for f in dataclasses.fields(defaults)}
     unknown = sorted(set(data) - set(fields))
     if unknown:
         raise ValueError(
@@ -378,12 +427,12 @@ def _build(cls, data: dict[str, Any], prefix: str):
         )
     values = {}
     for name, value in data.items():
-        default = getattr(cls(), name)
+        default = getattr(defaults, name)
         if dataclasses.is_dataclass(default):
-            values[name] = _build(type(default), value, f"{prefix}{name}.")
+            values[name] = _build(default, value, f"{prefix}{name}.")
         else:
             values[name] = _coerce(value, default, prefix + name)
-    return cls(**values)
+    return dataclasses.replace(defaults, **values)
 
 
 # Integer keys that also take a list of ints, one per round.
@@ -395,6 +444,8 @@ def _coerce(value: Any, default: Any, key: str) -> Any:
     """Accept ``value`` if it has the default's type (ints pass as floats)."""
     if isinstance(default, float) and isinstance(value, str) and EXPONENT.fullmatch(value):
         value = float(value)  # YAML 1.1 reads 3e-5 (no dot) as a string
+    if isinstance(default, str) and value is None:
+        value = ""  # `--set warm_start.teacher=`: YAML reads nothing as null
     if isinstance(default, bool):
         ok = isinstance(value, bool)
     elif isinstance(default, float):

@@ -44,7 +44,7 @@ from train.imitation import Demonstrations, Hold, clone, policy_heads
 from train.labels import LabelPlan, Labels, label, pending, pool_labels
 from train.ppo import LATEST, atomic_save_model, make_vec_env, new_model
 from train.ppo import train as train_ppo
-from train.workers import usable_cores
+from train.workers import torch_threads, usable_cores
 
 STATE = "expert.json"
 NETWORK = "network.zip"  # each round's network, in <run>/round_<r>/
@@ -53,10 +53,14 @@ NETWORK = "network.zip"  # each round's network, in <run>/round_<r>/
 def train_expert(config: TrainConfig, resume: bool = False, ray: str | None = None) -> Path:
     """Run (or resume) the rounds, labelling as Ray tasks on the cluster at ``ray`` if given;
     return the path of the last round's network."""
+    with torch_threads(usable_cores()):  # as they were again after the run
+        return _train_expert(config, resume, ray)
+
+
+def _train_expert(config: TrainConfig, resume: bool, ray: str | None) -> Path:
     run_dir = config.run_dir
     check_run_folder(run_dir / STATE, resume)
     run_dir.mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(usable_cores())
     state = _read_state(run_dir) if resume else {"rounds": []}
     if config.init:
         start_model(config, config.init)  # refused now, not after hours of labelling

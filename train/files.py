@@ -4,27 +4,20 @@ name rather than silently mixed in."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 
+from crates_env.files import atomic_write, write_atomically
+
 FIXED_DATE = (1980, 1, 1, 0, 0, 0)  # zip's earliest date, for archives that compare by bytes
 
-
-def write_atomically(path: Path, write: Callable[[Path], None]) -> None:
-    """``write(tmp)`` to a temporary file beside ``path`` (same suffix), then rename it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.stem}.tmp{path.suffix}")
-    write(tmp)
-    os.replace(tmp, path)
-
-
-def atomic_write(path: Path, text: str) -> None:
-    write_atomically(path, lambda tmp: tmp.write_text(text))
+__all__ = ["atomic_write", "load_arrays", "save_arrays", "write_atomically"]
 
 
 def save_arrays(path: Path, arrays: dict[str, np.ndarray], settings: dict) -> None:
@@ -68,3 +61,38 @@ def load_arrays(
             )
             raise ValueError(f"{path} was made under other settings ({detail}){hint}")
     return arrays
+
+
+_FIXES = {
+    errno.ENOSPC: "free some space, or write elsewhere",
+    errno.EDQUOT: "free some space, or write elsewhere",
+    errno.EROFS: "write to a folder on a writable disk",
+    errno.EACCES: "write to a folder you may write in",
+    errno.EPERM: "write to a folder you may write in",
+    errno.EISDIR: "give a file name, not a folder",
+    errno.ENOTDIR: "a folder on the way is a file: give another path",
+}
+
+
+def write_problem(exc: OSError) -> str:
+    """One line for a file that could not be written: which, why, and what to do."""
+    where = f" {exc.filename}" if exc.filename else ""
+    why = exc.strerror or str(exc)
+    fix = _FIXES.get(exc.errno or 0, "check the path")
+    return f"cannot write{where}: {why} ({fix})"
+
+
+def check_output_file(path: Path, option: str) -> None:
+    """A file a command is to write can be written: a ValueError naming ``option`` (``--out``)
+    and what to do otherwise, before any work is done."""
+    if path.is_dir():
+        raise ValueError(
+            f"{option} {path} is a folder; give a file name, e.g. {path / 'game.html'}"
+        )
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ValueError(f"{option} {path}: {folder} is a file, not a folder; give another path")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"{option} {path}: {folder} is not writable; give a writable folder")

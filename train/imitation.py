@@ -32,9 +32,10 @@ from agents.base import decide_batch
 from crates_env.env import raw_env
 from train.config import TrainConfig, WarmStartConfig
 from train.files import load_arrays, save_arrays
+from train.progress import Progress
 from train.selfplay import LearnerSpec, PoolSpec, make_batch, worker_seeds
 from train.shaping import PressureShaping
-from train.workers import serve_parent
+from train.workers import core_share, serve_parent, torch_threads
 
 
 def warm_start(
@@ -57,10 +58,16 @@ def warm_start(
             num_envs=config.num_envs,
             seed=config.seed,
         )
-        demos = collect(config.env_kwargs(), plan, workers=ws.workers)
+        print(f"warm start: {ws.games} games of {ws.teacher} to clone")
+        games = Progress("warm start", ws.games, "teacher games")
+        demos = collect(config.env_kwargs(), plan, workers=ws.workers, progress=games)
         if ws.demos:
             demos.save(Path(ws.demos), settings)
-    stats = clone(policy, demos, ws.epochs, ws.batch_size, ws.learning_rate, config.seed, heads)
+    epochs = Progress("warm start", ws.epochs, f"epochs over {len(demos):,} decisions")
+    stats = clone(
+        policy, demos, ws.epochs, ws.batch_size, ws.learning_rate, config.seed, heads,
+        progress=epochs, threads=core_share().free,
+    )  # fmt: skip
     report = {"teacher": ws.teacher, **vars(stats), "seconds": time.perf_counter() - start}
     print(
         f"warm start: cloned {ws.teacher} from {stats.games} games ({stats.samples} decisions): "
@@ -154,10 +161,13 @@ class Collection:
     seed: int = 0
 
 
-def collect(env_kwargs: dict, plan: Collection, workers: int = 1) -> Demonstrations:
+def collect(
+    env_kwargs: dict, plan: Collection, workers: int = 1, progress: Progress | None = None
+) -> Demonstrations:
     """Play at least ``plan.games`` games of the teacher on the table of ``env_kwargs`` and keep
     every decision of its seats (the teacher reads the public part of the observation).
-    ``workers`` > 1 splits the games over that many processes, each from its own seed.
+    ``workers`` > 1 splits the games over that many processes, each from its own seed;
+    ``progress`` hears of the games finished here.
 
     Games still running when the count is reached are dropped: their returns are unknown.
     """
@@ -187,6 +197,8 @@ def collect(env_kwargs: dict, plan: Collection, workers: int = 1) -> Demonstrati
                 finished.extend(_with_returns(running[i], plan.gamma))
                 running[i] = []
                 points.append(infos[i]["game"]["points"])
+                if progress is not None:
+                    progress.update(len(points))
         obs, masks = next_obs, next_masks
     o, m, a, g = zip(*finished, strict=True)
     return Demonstrations(
@@ -241,12 +253,25 @@ def clone(
     seed: int = 0,
     heads: Heads | None = None,
     hold: Hold | None = None,
+    progress: Progress | None = None,
+    threads: Callable[[], int] | None = None,
 ) -> CloneStats:
     """Fit the actor to the teacher's moves and the critic to the returns, in place.
     ``heads(policy, observations)`` gives the action logits and state values (default: an SB3
     MaskablePPO policy's; the RLlib backend passes its module's). With ``hold`` the policy is
     fine-tuned instead: the rows it holds keep the policy's own choices as they were before
-    training (the KL divergence from them), the others learn the teacher's move, weighted."""
+    training (the KL divergence from them), the others learn the teacher's move, weighted.
+    ``progress`` hears of each epoch done; ``threads()``, if given, says before each epoch how
+    many threads torch takes (the cores free then), and torch's threads are as they were after.
+    """
+    with torch_threads(torch.get_num_threads()):
+        return _clone(policy, demos, epochs, batch_size, learning_rate, seed, heads, hold,
+                      progress, threads)  # fmt: skip
+
+
+def _clone(
+    policy, demos, epochs, batch_size, learning_rate, seed, heads, hold, progress, threads
+) -> CloneStats:
     heads = heads or policy_heads
     x = torch.as_tensor(demos.observations)
     legal = torch.as_tensor(demos.masks)
@@ -258,7 +283,11 @@ def clone(
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
     policy.train(True)
-    for _ in range(epochs):
+    for epoch in range(epochs):
+        if progress is not None and epoch:
+            progress.update(epoch)
+        if threads is not None:
+            torch.set_num_threads(threads())
         order = torch.randperm(len(y), generator=generator)
         hits, value_sse = 0, 0.0
         for start in range(0, len(y), batch_size):
@@ -276,6 +305,8 @@ def clone(
             hits += int(((logits.argmax(1) == y[idx]) & choice[idx]).sum())
             value_sse += value_loss.item() * len(idx)
     policy.train(False)
+    if progress is not None:
+        progress.update(epochs)
     return CloneStats(
         samples=len(y),
         games=demos.games,

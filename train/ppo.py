@@ -44,10 +44,11 @@ from train.evaluation import evaluate_against_baselines
 from train.files import atomic_write, write_atomically
 from train.imitation import learner_spec, warm_start
 from train.metrics import game_scalars
+from train.progress import Progress
 from train.selfplay import PoolSpec, observation_space_of
 from train.shaping import PressureShaping
 from train.vec_env import SelfPlayVecEnv
-from train.workers import usable_cores
+from train.workers import core_share, torch_threads
 
 LATEST, BEST, STATE = "latest.zip", "best.zip", "state.json"
 
@@ -58,8 +59,14 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
     run_dir = config.run_dir
     check_run_folder(run_dir / LATEST, resume)
     run_dir.mkdir(parents=True, exist_ok=True)
-    # The cores the game workers leave free go to torch (PPO updates dominate the time).
-    torch.set_num_threads(max(1, usable_cores() - config.workers))
+    # torch gets the cores the machine and the game workers leave free, looked at again
+    # before every PPO update (CoreShare), and its threads as they were after the run
+    with torch_threads(core_share().free(config.workers)):
+        return _train(config, resume)
+
+
+def _train(config: TrainConfig, resume: bool) -> Path:
+    run_dir = config.run_dir
     state = read_state(run_dir) if resume else {"snapshots": []}
     # the pool's last max_snapshots (the list of a run saved before it was kept that short)
     state["snapshots"] = state["snapshots"][-config.opponents.max_snapshots :]
@@ -86,6 +93,10 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
                 config.opponents.snapshot_every, config.opponents.max_snapshots, run_dir, state
             ),
             GameStatsCallback(),
+            SharedCoresCallback(
+                config.workers,
+                None if config.progress_bar else Progress("PPO", config.total_steps, "steps", 30),
+            ),
             checks,
         ]
         try:
@@ -165,7 +176,10 @@ def read_snapshot(run_dir: Path, path: str) -> dict:
     try:
         return torch.load(full, weights_only=True)
     except Exception as exc:  # torch raises many kinds on a damaged file
-        raise ValueError(f"snapshot {full} is damaged ({first_line(exc)})") from None
+        raise ValueError(
+            f"snapshot {full} is damaged ({first_line(exc)}): restore it from a copy of the "
+            f"run, or remove it from {run_dir / STATE}'s snapshots to resume without it"
+        ) from None
 
 
 def pressure_shaping(config: TrainConfig, state: dict) -> PressureShaping | None:
@@ -312,6 +326,27 @@ class SelfPlayCallback(BaseCallback):
         return True
 
 
+class SharedCoresCallback(BaseCallback):
+    """torch on one thread while the games are played (a forward pass of a few dozen
+    positions), on the cores the machine leaves free for each PPO update; ``steps`` (without
+    a progress bar) hears of the steps done."""
+
+    def __init__(self, workers: int, steps: Progress | None = None) -> None:
+        super().__init__()
+        self.workers, self.steps = workers, steps
+
+    def _on_rollout_start(self) -> None:
+        torch.set_num_threads(1)
+
+    def _on_rollout_end(self) -> None:
+        torch.set_num_threads(core_share().free(self.workers))
+        if self.steps is not None:
+            self.steps.update(self.num_timesteps)
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class GameStatsCallback(BaseCallback):
     """TensorBoard: points per game and per hand, win rate, pressures, per opponent kind."""
 
@@ -389,8 +424,9 @@ class CheckpointAndEvalCallback(BaseCallback):
 
     def evaluate(self) -> None:
         self.save()
+        print(f"check at step {self.num_timesteps:,}, against the baselines:")
         score, _ = evaluate_against_baselines(
-            self.config, self.run_dir / LATEST, self.config.eval.deals, self.logger
+            self.config, self.run_dir / LATEST, self.config.eval.deals, self.logger, say=print
         )
         # recorded once it is done: an evaluation cut short (Ctrl-C) is played again on --resume
         self.state["last_eval"] = self.num_timesteps

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
+import math
 import multiprocessing
 import os
 import signal
@@ -31,6 +33,71 @@ def usable_cores() -> int:
     """The cores this process may run on (``taskset`` or a container can give fewer than the
     machine has)."""
     return len(os.sched_getaffinity(0))
+
+
+class CoreShare:
+    """How many of this process's cores the rest of the machine leaves it, measured over the
+    time since the last look: the machine's busy time on those cores (``/proc/stat``) less this
+    process's own. Work at a lower priority (a higher ``nice``) counts as busy too: it still
+    gets its slices, and a torch thread waiting for a descheduled one spins meanwhile.
+
+    torch's threads wait for one another at every step of a matrix product: one of them sharing
+    a core with another program holds up all of them, and a run beside one busy core took over
+    twice as long on two threads as on one. Training picks its threads from ``free()`` before
+    each phase that computes in torch (``train.ppo``, ``train.imitation``)."""
+
+    WINDOW = 0.25  # seconds: a shorter look says nothing
+
+    def __init__(self) -> None:
+        self.cores = sorted(os.sched_getaffinity(0))
+        self._last = self._sample()
+        self._free: int | None = None  # the last look's answer
+
+    def _sample(self) -> tuple[float, float, float] | None:
+        """(busy jiffies, all jiffies, own jiffies), or None where /proc/stat cannot be read
+        (then every core counts as free)."""
+        try:
+            with open("/proc/stat") as f:
+                lines = [line.split() for line in f if line.startswith("cpu")]
+        except OSError:
+            return None
+        busy = total = 0.0
+        for fields in lines:
+            if fields[0][3:] and int(fields[0][3:]) in self.cores:
+                user, nice, system, idle, iowait, irq, softirq, steal = map(int, fields[1:9])
+                busy += user + nice + system + irq + softirq + steal
+                total += user + nice + system + idle + iowait + irq + softirq + steal
+        times = os.times()
+        own = (times.user + times.system + times.children_user + times.children_system) * (
+            os.sysconf("SC_CLK_TCK")
+        )
+        return busy, total, own
+
+    def free(self, keep: int = 0) -> int:
+        """The cores left free since the last look (at least 1), less ``keep`` for other work
+        of this process (game workers). A look right after the last one gives its answer."""
+        cores = len(self.cores)
+        window = self.WINDOW * os.sysconf("SC_CLK_TCK") * cores
+        now, last = self._sample(), self._last
+        if now is None or last is None:
+            return max(1, cores - keep)
+        if now[1] - last[1] < window:
+            if self._free is not None:
+                return max(1, self._free - keep)
+            time.sleep(self.WINDOW)  # the first look: measure a moment
+            now = self._sample() or now
+        self._last = now
+        elapsed = max(now[1] - last[1], 1) / cores  # jiffies of one core
+        others = max(0.0, (now[0] - last[0]) - (now[2] - last[2])) / elapsed
+        taken = math.floor(others + 0.5)  # a core others keep busy half the time or more
+        self._free = max(1, cores - taken)
+        return max(1, self._free - keep)
+
+
+@functools.cache
+def core_share() -> CoreShare:
+    """The process's one watch of the machine's cores (each look measures since the last)."""
+    return CoreShare()
 
 
 @contextlib.contextmanager

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..actions import action_name
+from ..files import atomic_write
 from .layout import faces_of, layout
 from .replay import Replay
 from .svg import FONT, card_symbols, fragment
@@ -264,8 +265,6 @@ def _edits(before: list[int], after: list[int]) -> list:
 
 
 def write_page(replay: Replay, path: str | Path) -> Path:
-    """Write the page of ``replay`` to ``path`` (its folder is made if missing)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page_html(replay), encoding="utf-8")
-    return path
+    """Write the page of ``replay`` to ``path`` (its folder is made if missing), whole or not
+    at all."""
+    return atomic_write(Path(path), page_html(replay))

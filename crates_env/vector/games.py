@@ -61,10 +61,14 @@ class VectorGame(GameBatch):
     ``penalize``, ``acceptable_mask()`` adds the misplays ``step`` accepts.
     """
 
+    # a game's state, its streams, and its row of an observation and a mask when asked for
+    BYTES_A_GAME = STATE.itemsize + 4096
+
     def __init__(
         self, num_games: int, preset: str = "crates", num_players: int | None = None, **kwargs: Any
     ) -> None:
         super().__init__(num_games, preset, num_players, **kwargs)
+        num_games = self.num_games
         check_supported(self.rules)
         self.R = rules_record(self.rules, self.settings)
         names = kernels.OBS_SLICES

@@ -245,6 +245,10 @@ def main(argv: list[str] | None = None) -> int:
             return commands[args.command](args)
     except (ValueError, WorkersFailed) as exc:  # bad input, dead workers: one clear line
         parser.exit(2, f"crates {args.command}: error: {exc}\n")
+    except OSError as exc:  # a full or read-only disk, a path that cannot be written
+        from train.files import write_problem
+
+        parser.exit(1, f"crates {args.command}: error: {write_problem(exc)}\n")
     except KeyboardInterrupt:
         return 130
 
@@ -266,6 +270,7 @@ def eval_config(args: argparse.Namespace, **settings: Any):
 
 def run_eval(args: argparse.Namespace) -> int:
     from train.evaluation import (
+        DealLog,
         Interrupted,
         format_report,
         game_tasks,
@@ -273,7 +278,6 @@ def run_eval(args: argparse.Namespace) -> int:
         run,
         summarize,
         validate,
-        write_outputs,
     )
     from train.evaluation.replays import write_replays
 
@@ -286,8 +290,9 @@ def run_eval(args: argparse.Namespace) -> int:
         raise ValueError(f"--replays takes 0..{games} (the games to play), not {args.replays}")
     out = args.out or Path("eval_out") / time.strftime("%Y%m%d-%H%M%S")
     prepare_output(out)
+    log = DealLog(out / "deals.csv", config.agents)  # the finished deals, as they finish
     try:
-        records = run(config, progress=not args.quiet)
+        records = run(config, progress=not args.quiet, keep=log.add)
     except Interrupted as stop:  # Ctrl-C or kill: keep the deals played, say where
         if not stop.deals:
             print("\ninterrupted before a deal was played in every seat: nothing written",
@@ -296,7 +301,7 @@ def run_eval(args: argparse.Namespace) -> int:
         report = summarize(replace(config, deals=stop.deals), stop.records)
         report.partial_of = config.deals
         print(format_report(report))
-        write_outputs(report, out, tensorboard=not args.no_tensorboard)
+        _write_results(report, out, args)
         print(
             f"\ninterrupted after {stop.deals} of {config.deals} deals: the partial result is "
             f"in {out} (report.json says partial_of {config.deals}); its deals.csv pools with "
@@ -306,7 +311,7 @@ def run_eval(args: argparse.Namespace) -> int:
         return 130
     report = summarize(config, records)
     print(format_report(report))
-    paths = write_outputs(report, out, tensorboard=not args.no_tensorboard)
+    paths = _write_results(report, out, args)
     print("wrote " + ", ".join(str(p) for p in paths))
     if args.replays:
         pages = write_replays(config, out / "replays", args.replays)
@@ -314,12 +319,27 @@ def run_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _write_results(report, out: Path, args: argparse.Namespace) -> list[Path]:
+    """``write_outputs``; a disk that takes no more is one line under the table just shown."""
+    from train.evaluation import write_outputs
+    from train.files import write_problem
+
+    try:
+        return write_outputs(report, out, tensorboard=not args.no_tensorboard)
+    except OSError as exc:
+        raise ValueError(
+            f"{write_problem(exc)}; the results are the table above, not saved"
+        ) from None
+
+
 def run_replay(args: argparse.Namespace) -> int:
     from crates_env.render import write_page
     from train.evaluation.replays import replay_game
+    from train.files import check_output_file
 
     if args.deal < 0:
         raise ValueError(f"--deal takes a deal number >= 0, not {args.deal}")
+    check_output_file(args.out, "--out")
     config = eval_config(args, deals=args.deal + 1)
     start = time.perf_counter()
     replay, _ = replay_game(config, args.deal, args.lineup, search=args.explain)
@@ -340,14 +360,14 @@ def run_train(args: argparse.Namespace) -> int:
     config = load_config(path, args.set)
     if args.address is not None and args.backend != "rllib":
         raise ValueError("--address is for --backend rllib (a Ray cluster)")
-    if args.ray is not None and not config.expert.rounds:
+    if args.ray is not None and config.mode != "expert":
         raise ValueError(
-            "--ray labels expert iteration's rounds on Ray (expert.rounds > 0); to train PPO "
-            "on a Ray cluster use --backend rllib --address ADDRESS"
+            "--ray labels expert iteration's rounds on Ray (mode: expert); to train PPO on a "
+            "Ray cluster use --backend rllib --address ADDRESS"
         )
-    if config.expert.rounds:
+    if config.mode == "expert":
         if args.backend != "sb3":
-            raise ValueError("expert iteration (expert.rounds > 0) trains on --backend sb3")
+            raise ValueError("mode expert (expert iteration) trains on --backend sb3")
         from train.expert import train_expert
 
         print(f"expert iteration {config.run_dir}: {config.expert.rounds} round(s)")
@@ -377,9 +397,22 @@ def run_label(args: argparse.Namespace) -> int:
     chunks = parse_chunks(args.chunks)
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
-    labelled = label_round(config, args.round, chunks=chunks, workers=args.workers, ray=args.ray)
-    rows = sum(labelled)
-    print(f"labelled {rows:,} positions into {labels_folder(config, args.round)}")
+    folder = labels_folder(config, args.round)
+    rows = chunks_done = 0
+    try:
+        for landed in label_round(
+            config, args.round, chunks=chunks, workers=args.workers, ray=args.ray
+        ):
+            rows, chunks_done = rows + landed, chunks_done + 1
+    except KeyboardInterrupt:  # Ctrl-C or kill: what is kept, and how to go on
+        print(
+            f"\ninterrupted: {chunks_done} chunk(s) labelled in this run ({rows:,} positions) "
+            f"are kept in {folder}, the chunk(s) in progress are not; the same command labels "
+            "the rest (finished chunks are skipped)",
+            file=sys.stderr,
+        )
+        return 130
+    print(f"labelled {rows:,} positions into {folder}")
     return 0
 
 

@@ -43,6 +43,9 @@ def play_in_terminal(
     play_seats(env, choose)
     _show_hands_finished(env, shown, write)
     write(render_table(g))  # its last line: who won, by how much
+    winners = g.winners()
+    won = env.rules.team_of(seat) in winners
+    write(f"you (p{seat}) " + ("lose" if not won else "win" if len(winners) == 1 else "tie"))
     return list(g.scores)
 
 

@@ -12,12 +12,13 @@ baselines (``baselines``).
 
 from .baselines import evaluate_against_baselines, final_table
 from .games import EvalConfig, GameRecord, Interrupted, SeatRecord, lineups, play_games
-from .report import format_report, pooled_pairs, prepare_output, read_deals, write_outputs
+from .report import DealLog, format_report, pooled_pairs, prepare_output, read_deals, write_outputs
 from .stats import AgentSummary, PairComparison, Report, summarize
 from .tournament import game_tasks, run, validate
 
 __all__ = [
     "AgentSummary",
+    "DealLog",
     "EvalConfig",
     "GameRecord",
     "Interrupted",

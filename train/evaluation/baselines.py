@@ -6,19 +6,26 @@ ends it (with replay pages of its first games). Both backends call them (``train
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from train.config import TrainConfig
-from train.workers import usable_cores
+from train.workers import core_share
 
 from .games import EvalConfig
 from .replays import write_replays
 from .report import format_report
 from .stats import Report, summarize
 from .tournament import game_tasks, run
+
+
+def eval_workers() -> int:
+    """Worker processes for a check: the cores the machine leaves free now (one plays in this
+    process, on one torch thread)."""
+    return core_share().free()
 
 
 def baseline_check(config: TrainConfig, checkpoint: Path, baseline: str, deals: int) -> EvalConfig:
@@ -29,13 +36,17 @@ def baseline_check(config: TrainConfig, checkpoint: Path, baseline: str, deals: 
         num_players=config.num_players,
         deals=deals,
         seed=config.eval.seed,
-        workers=usable_cores(),
+        workers=eval_workers(),
         options=dict(config.rules),
     )
 
 
 def evaluate_against_baselines(
-    config: TrainConfig, checkpoint: Path, deals: int, logger: Any = None
+    config: TrainConfig,
+    checkpoint: Path,
+    deals: int,
+    logger: Any = None,
+    say: Callable[[str], None] | None = None,
 ) -> tuple[float, list[Report]]:
     """Duplicate games of the checkpoint against each baseline; returns (score, reports), and
     writes the scalars to ``logger`` (anything with ``record(key, value)``) when given.
@@ -43,8 +54,10 @@ def evaluate_against_baselines(
     The score is the learner's mean win-rate margin over the baselines (its win rate minus the
     baseline's, averaged): higher is better. Win rates, not points, pick the best checkpoint
     because doubling pressures make a few games dominate mean points over a few dozen deals.
+    ``say`` hears a line as each baseline is done.
     """
     reports, margins = [], []
+    start = time.perf_counter()
     for baseline in config.eval.baselines:
         ev = baseline_check(config, checkpoint, baseline, deals)
         report = summarize(ev, run(ev, progress=False))
@@ -52,6 +65,11 @@ def evaluate_against_baselines(
         (pair,) = report.pairs
         margins.append(pair.win_rate_difference)
         reports.append(report)
+        if say is not None:
+            say(
+                f"  {deals} deals against {baseline}: win rate {learner.win_rate:.1%} against "
+                f"{other.win_rate:.1%} ({time.perf_counter() - start:.0f} s)"
+            )
         if logger is not None:
             logger.record(f"eval/vs_{baseline}/points_difference", pair.mean_difference)
             logger.record(f"eval/vs_{baseline}/relative_difference", pair.relative)
@@ -68,7 +86,8 @@ def final_table(config: TrainConfig, checkpoint: Path) -> str:
     """The run's last word: the checkpoint against every baseline over ``eval.final_deals``
     deals, as tables for the terminal, and where the replay pages of its first games are."""
     start = time.perf_counter()
-    _, reports = evaluate_against_baselines(config, checkpoint, config.eval.final_deals)
+    print(f"final evaluation: {config.eval.final_deals} deals against each baseline")
+    _, reports = evaluate_against_baselines(config, checkpoint, config.eval.final_deals, say=print)
     tables = [format_report(r) for r in reports]
     text = "\n\n".join(tables) + f"\n(evaluated in {time.perf_counter() - start:.0f} s)"
     pages = final_replays(config, checkpoint)

@@ -25,7 +25,7 @@ from crates_env.observation import Observer
 from crates_env.payouts import legal_mask
 from crates_env.render import Recorder, Replay, write_page
 
-from .games import EvalConfig, GameRecord, play_games
+from .games import EvalConfig, GameRecord, lineups, play_games
 from .report import _short
 from .tournament import game_tasks, validate
 
@@ -33,17 +33,18 @@ from .tournament import game_tasks, validate
 def replay_game(
     config: EvalConfig, deal: int = 0, lineup: int = 0, search: bool = False
 ) -> tuple[Replay, GameRecord]:
-    """Game ``(deal, lineup)`` of ``config``'s evaluation, recorded, and its record
-    (``search``: with SearchAgent's margins at its decisions)."""
+    """Game ``(deal, lineup)`` of ``config``'s evaluation, recorded, and its record (``search``:
+    with SearchAgent's margins at its decisions): dealt from the deal's own seed, whatever deals
+    come before it."""
     validate(config)
-    tasks = game_tasks(config)
-    seatings = len(tasks) // config.deals
+    seatings = lineups(len(config.agents), config.num_players)
     if not 0 <= deal < config.deals:
         raise ValueError(f"deal must be 0..{config.deals - 1}, not {deal}")
-    if not 0 <= lineup < seatings:
-        raise ValueError(f"lineup must be 0..{seatings - 1} ({seatings} seatings), not {lineup}")
-    task = tasks[deal * seatings + lineup]
-    return _replay(config, task, search)
+    if not 0 <= lineup < len(seatings):
+        raise ValueError(
+            f"lineup must be 0..{len(seatings) - 1} ({len(seatings)} seatings), not {lineup}"
+        )
+    return _replay(config, (deal, lineup, seatings[lineup]), search)
 
 
 Task = tuple[int, int, tuple[int, ...]]  # deal, lineup index, lineup (tournament.game_tasks)

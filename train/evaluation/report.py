@@ -5,7 +5,9 @@ deals into one comparison.
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
 import os
 from collections.abc import Sequence
@@ -16,10 +18,12 @@ import numpy as np
 
 from agents import search_settings
 from agents.search import EVERYWHERE, teacher_settings
+from crates_env.files import atomic_write, write_atomically
 from crates_env.rules import Ruleset
 from train.config import rules_of
 
-from .stats import PairComparison, Report, pair_comparisons
+from .games import GameRecord
+from .stats import PairComparison, Report, pair_comparisons, records_by_deal
 
 NAME_WIDTH = 30  # the agent column: room for a SearchAgent and its settings
 DEAL_COLUMNS = ("points", "win share", "standing")  # deals.csv: one of each per agent
@@ -116,58 +120,101 @@ def prepare_output(out_dir: Path) -> None:
 
 
 def write_outputs(report: Report, out_dir: Path, tensorboard: bool = True) -> list[Path]:
-    """JSON, CSV, a PNG chart and (optionally) TensorBoard scalars under ``out_dir``."""
+    """JSON, CSV, a PNG chart and (optionally) TensorBoard scalars under ``out_dir``, each file
+    whole or not at all (an OSError, of a full or read-only disk, leaves none half written)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [
-        out_dir / "report.json",
-        out_dir / "agents.csv",
-        out_dir / "points.png",
-        out_dir / "deals.csv",
+    cols = [
+        "name",
+        "games",
+        "mean_points",
+        "ci95",
+        "median_points",
+        "card_points",
+        "win_rate",
+        "pressures_per_game",
+        "counts_drawn_per_game",
+        "rating_mu",
+        "rating_sigma",
+        "rating_ordinal",
     ]
-    paths[0].write_text(json.dumps(asdict(report), indent=2))
-    with paths[1].open("w", newline="") as f:
-        writer = csv.writer(f)
-        cols = [
-            "name",
-            "games",
-            "mean_points",
-            "ci95",
-            "median_points",
-            "card_points",
-            "win_rate",
-            "pressures_per_game",
-            "counts_drawn_per_game",
-            "rating_mu",
-            "rating_sigma",
-            "rating_ordinal",
-        ]
-        writer.writerow(cols)
-        for a in report.agents:
-            writer.writerow([getattr(a, c) for c in cols])
-    _plot(report, paths[2])
+    agents = [cols] + [[getattr(a, c) for c in cols] for a in report.agents]
     names = [a.name for a in report.agents]
-    with paths[3].open("w", newline="") as f:
-        writer = csv.writer(f)
-        header = [f"{column} {n}" for column in DEAL_COLUMNS for n in names]
-        writer.writerow(["deal", *header])
-        for deal, points, wins, standings in zip(
-            report.deals,
-            report.deal_points,
-            report.deal_win_shares,
-            report.deal_standings,
-            strict=True,
-        ):
-            writer.writerow([deal, *points, *wins, *standings])
+    rows = deal_lines(names, report.deals, *report_columns(report), header=True)
+    paths = [
+        atomic_write(out_dir / "report.json", json.dumps(asdict(report), indent=2)),
+        atomic_write(out_dir / "agents.csv", csv_text(agents)),
+        write_atomically(out_dir / "points.png", lambda tmp: _plot(report, tmp)),
+        atomic_write(out_dir / "deals.csv", rows),
+    ]
     if tensorboard:
         paths.append(_tensorboard(report, out_dir / "tensorboard"))
     return paths
 
 
+def csv_text(rows: Sequence[Sequence]) -> str:
+    out = io.StringIO()
+    csv.writer(out).writerows(rows)
+    return out.getvalue()
+
+
+def report_columns(report: Report) -> tuple[list[list[float]], ...]:
+    """A report's deals.csv columns, each agent's value in each deal (``DEAL_COLUMNS``)."""
+    return report.deal_points, report.deal_win_shares, report.deal_standings
+
+
+def deal_lines(names, deals, *columns, header: bool) -> str:
+    """deals.csv's lines: a deal a row, each agent's points, win share and standing
+    (``DEAL_COLUMNS``; ``header``: the column names first)."""
+    top = [["deal", *(f"{column} {n}" for column in DEAL_COLUMNS for n in names)]]
+    rows = zip(deals, *columns, strict=True)
+    body = [[d, *(x for values in row for x in values)] for d, *row in rows]
+    return csv_text((top if header else []) + body)
+
+
+class DealLog:
+    """deals.csv written as the evaluation goes: each batch of finished deals appended whole
+    and flushed to disk, so a run killed outright (kill -9) keeps every deal it finished. A
+    write that fails (a full or read-only disk) ends the log, ``problem`` says why, and the
+    results stay in memory for the end of the run."""
+
+    def __init__(self, path: Path, names: Sequence[str]) -> None:
+        self.path, self.names = path, list(names)
+        self.problem: OSError | None = None
+        self._started = False  # the file begun, its header written (with the first deals)
+
+    def add(self, records: Sequence[GameRecord]) -> None:
+        """Append the deals of ``records`` (whole deals, every lineup)."""
+        if records and self.problem is None:
+            rows = records_by_deal(records, len(self.names))
+            self._write(
+                deal_lines(self.names, *rows, header=not self._started),
+                "a" if self._started else "w",
+            )
+            self._started = True
+
+    def _write(self, text: str, mode: str) -> None:
+        size = self.path.stat().st_size if self._started else 0
+        try:
+            with self.path.open(mode, newline="") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as exc:
+            self.problem = exc
+            with contextlib.suppress(OSError):  # no torn row: the file as it was
+                if self._started:
+                    os.truncate(self.path, size)
+                else:
+                    self.path.unlink()
+
+
 def read_deals(path: Path) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray | None]:
     """A ``deals.csv``: the agents' names, each deal's points, win shares and standings (deals x
     agents; None for a file written before standings were kept)."""
-    with Path(path).open(newline="") as f:
-        rows = list(csv.reader(f))
+    text = Path(path).read_text()
+    if not text.endswith("\n"):  # a run killed mid-write: its last row is torn
+        text = text[: text.rfind("\n") + 1]
+    rows = list(csv.reader(io.StringIO(text, newline="")))
     columns = 3 if rows[0][-1].startswith("standing ") else 2
     k = (len(rows[0]) - 1) // columns
     names = [c.removeprefix("points ") for c in rows[0][1 : k + 1]]

@@ -105,16 +105,34 @@ def summarize(config: EvalConfig, records: Sequence[GameRecord]) -> Report:
     _rate(records, summaries)
     rules = rules_of(config.preset, config.num_players, config.options)
     pairs = pair_comparisons(names, per_deal, wins, standings, rules.point_sign)
-    deals = sorted(per_deal)
+    deals, deal_points, deal_wins, deal_standings = deal_rows(per_deal, wins, standings)
     return Report(
         config=asdict(config),
         agents=summaries,
         pairs=pairs,
         deals=deals,
-        deal_points=[list(per_deal[d]) for d in deals],
-        deal_win_shares=[list(wins[d]) for d in deals],
-        deal_standings=[list(standings[d]) for d in deals],
+        deal_points=deal_points,
+        deal_win_shares=deal_wins,
+        deal_standings=deal_standings,
     )
+
+
+def deal_rows(
+    per_deal: dict[int, list[float]], *more: dict[int, list[float]]
+) -> tuple[list[int], ...]:
+    """The deals in order, then each agent's mean points in each, and so for each of ``more``
+    (win shares, standings: deals.csv's columns)."""
+    deals = sorted(per_deal)
+    return deals, *([list(values[d]) for d in deals] for values in (per_deal, *more))
+
+
+DEAL_FIELDS = ("points", "share_of_win", "standing")  # deals.csv's columns, for each agent
+
+
+def records_by_deal(records: Sequence[GameRecord], k: int) -> tuple[list, ...]:
+    """``deal_rows`` of whole deals' ``records`` of ``k`` agents: each agent's points, win share
+    and standing in each deal."""
+    return deal_rows(*(_per_deal(records, k, what) for what in DEAL_FIELDS))
 
 
 def _per_deal(records: Sequence[GameRecord], k: int, what: str) -> dict[int, list[float]]:

@@ -9,6 +9,7 @@ import contextlib
 import functools
 import multiprocessing as mp
 import sys
+from collections.abc import Callable
 
 from agents import Table, make_agent
 from crates_env.batch import ENGINES
@@ -51,9 +52,16 @@ def game_tasks(config: EvalConfig) -> list[tuple[int, int, tuple[int, ...]]]:
     return [(d, i, lu) for d in range(config.deals) for i, lu in enumerate(seatings)]
 
 
-def run(config: EvalConfig, progress: bool = True) -> list[GameRecord]:
-    """Play every deal in every lineup; results come back in a fixed order. Stopped by Ctrl-C,
-    it raises :class:`Interrupted` with the deals played to the end (whole chunks)."""
+def run(
+    config: EvalConfig,
+    progress: bool = True,
+    keep: Callable[[list[GameRecord]], None] | None = None,
+) -> list[GameRecord]:
+    """Play every deal in every lineup; results come back in a fixed order, and ``keep`` sees
+    them as they do, a batch of whole deals at a time (``report.DealLog`` writes them down).
+    Stopped by Ctrl-C, it raises :class:`Interrupted` with the deals played to the end (whole
+    chunks)."""
+    keep = keep or (lambda records: None)
     table = validate(config)
     games.looks_ahead(config, table)  # an engine that cannot play the agents says so now
     tasks = game_tasks(config)
@@ -64,12 +72,15 @@ def run(config: EvalConfig, progress: bool = True) -> list[GameRecord]:
     try:
         if config.ray is not None:
             records = run_on_ray(config, chunks, bar)
+            keep(records)
         elif config.workers == 1:
             # a batch's forward passes run fastest on one thread while the cores are shared
             threads = torch_threads(1) if "torch" in sys.modules else contextlib.nullcontext()
             with threads:
                 for chunk in chunks:
-                    records.extend(games.play_games(config, chunk))
+                    played = games.play_games(config, chunk)
+                    records.extend(played)
+                    keep(played)
                     bar.update(len(chunk))
         else:
             ctx = mp.get_context("spawn")  # clean workers: no torch or RNG state inherited
@@ -77,6 +88,7 @@ def run(config: EvalConfig, progress: bool = True) -> list[GameRecord]:
             with ctx.Pool(config.workers, initializer=init_worker) as pool:
                 for played in pool.imap(play, chunks):
                     records.extend(played)
+                    keep(played)
                     bar.update(len(played))
     except KeyboardInterrupt as stop:
         bar.close()
