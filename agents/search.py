@@ -60,6 +60,7 @@ class SearchSettings:
     stock_max: int = 10
     z: float = 1.0
     deepen: int = 0
+    deepen_at: float | None = None
 
 
 # Each rule system's teacher: the settings that did best against HeuristicAgent at its table
@@ -88,7 +89,8 @@ class SearchAgent(BaseAgent):
     ``deepen``: up to this many more rounds of ``samples`` re-deals for a decision whose best
     move still beats the base policy's by ``z / 2`` standard errors or more after the re-deals
     so far (a change that may be real gets the re-deals to tell; the many clear keeps cost no
-    more).
+    more), or with ``deepen_at`` whose moves' mean margins still lie that many points apart
+    (best against worst: the decisions worth most, whatever the base move).
     """
 
     needs_env = True
@@ -102,19 +104,30 @@ class SearchAgent(BaseAgent):
         seed: int | None = 0,
         z: float | None = None,
         deepen: int | None = None,
+        deepen_at: float | None = None,
     ) -> None:
         teacher = teacher_settings(table.preset)  # what is not given: the table's teacher
         samples = teacher.samples if samples is None else samples
         stock_max = teacher.stock_max if stock_max is None else stock_max
         z = teacher.z if z is None else z
         deepen = teacher.deepen if deepen is None else deepen
+        deepen_at = teacher.deepen_at if deepen_at is None else deepen_at
         for name, value, low in (("samples", samples, 1), ("stock_max", stock_max, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"SearchAgent {name} must be an int >= {low}, not {value!r}")
         if isinstance(deepen, bool) or not isinstance(deepen, int) or deepen < 0:
             raise ValueError(f"SearchAgent deepen must be an int >= 0, not {deepen!r}")
-        if deepen and not z:
-            raise ValueError("SearchAgent deepen > 0 needs z > 0: it deepens the unsure changes")
+        if deepen_at is not None and (
+            isinstance(deepen_at, bool)
+            or not isinstance(deepen_at, int | float)
+            or not 0 <= deepen_at < float("inf")
+        ):
+            raise ValueError(f"SearchAgent deepen_at must be a number >= 0, not {deepen_at!r}")
+        if deepen and not z and deepen_at is None:
+            raise ValueError(
+                "SearchAgent deepen > 0 needs z > 0 (it deepens the unsure changes) or "
+                "deepen_at (the decisions whose moves lie that many points apart)"
+            )
         if isinstance(z, bool) or not isinstance(z, int | float) or not 0 <= z < float("inf"):
             raise ValueError(f"SearchAgent z must be a number >= 0, not {z!r}")
         if z > 0 and samples < 2:
@@ -134,6 +147,7 @@ class SearchAgent(BaseAgent):
                 f"not {base!r}"
             )
         self.samples, self.stock_max, self.z, self.deepen = samples, stock_max, float(z), deepen
+        self.deepen_at = None if deepen_at is None else float(deepen_at)
         self.table, self.base = table, base
         self.rng = np.random.default_rng(seed)
         self._batches: dict[tuple, Any] = {}  # (rules, size) -> a batch of games, for rollouts
@@ -150,7 +164,7 @@ class SearchAgent(BaseAgent):
     @property
     def batch_group(self) -> tuple:
         """Searches of one setting decide together: their rollouts run as one batch."""
-        settings = (self.samples, self.stock_max, self.base, self.z, self.deepen)
+        settings = (self.samples, self.stock_max, self.base, self.z, self.deepen, self.deepen_at)
         return ("search", id(self.table), *settings)
 
     @classmethod
@@ -187,22 +201,32 @@ class SearchAgent(BaseAgent):
         rngs: Sequence[np.random.Generator] | None = None,
     ) -> list[np.ndarray]:
         """``margins_of(decisions)``, then up to ``deepen`` more rounds of as many re-deals for
-        each decision whose best move still beats its base move (``bases``) by ``z / 2``
-        standard errors: each decision's margins over all its re-deals."""
+        each decision still worth them (``worth_deepening``; ``bases``: each decision's base
+        move, None where it is not known): each decision's margins over all its re-deals."""
         rngs = [self.rng] * len(decisions) if rngs is None else rngs
         margins = self.margins_of(decisions, rngs)
         for _ in range(self.deepen):
-            verdicts = [
-                Verdict.of(margin, legal, base)
-                for margin, (_, legal), base in zip(margins, decisions, bases, strict=True)
+            unsure = [
+                i
+                for i, (margin, (_, legal), base) in enumerate(
+                    zip(margins, decisions, bases, strict=True)
+                )
+                if self.worth_deepening(Verdict.of(margin, legal, base))
             ]
-            unsure = [i for i, v in enumerate(verdicts) if v.may_change(self.z / 2)]
             if not unsure:
                 break
             more = self.margins_of([decisions[i] for i in unsure], [rngs[i] for i in unsure])
             for i, extra in zip(unsure, more, strict=True):
                 margins[i] = np.hstack([margins[i], extra])
         return margins
+
+    def worth_deepening(self, verdict: Verdict) -> bool:
+        """Whether a decision gets more re-deals: its moves' mean margins still lie
+        ``deepen_at`` points apart, or (without ``deepen_at``) its best move may beat the base
+        move, by ``z / 2`` standard errors."""
+        if self.deepen_at is not None:
+            return bool(np.ptp(verdict.values) >= self.deepen_at)
+        return verdict.may_change(self.z / 2)
 
     def explain(
         self,

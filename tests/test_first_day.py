@@ -420,7 +420,7 @@ def test_kill_9_of_eval_keeps_the_deals_it_finished(tmp_path):
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    names, points, shares = read_deals(deals)
+    names, points, shares, standings = read_deals(deals)
     kept = len(points)
     assert kept >= 1 and names == ["random", "random"]
     # the kept deals are those a run of that many deals plays, whole
@@ -428,12 +428,13 @@ def test_kill_9_of_eval_keeps_the_deals_it_finished(tmp_path):
     again = read_deals(tmp_path / "again" / "deals.csv")
     np.testing.assert_array_equal(points, again[1])
     np.testing.assert_array_equal(shares, again[2])
+    np.testing.assert_array_equal(standings, again[3])
 
 
 def test_a_torn_last_row_of_a_killed_run_is_left_out(tmp_path):
     path = tmp_path / "deals.csv"
     path.write_text("deal,points a,points b,win share a,win share b\n0,1,2,1,0\n1,5,")
-    names, points, _ = read_deals(path)
+    names, points, _, _ = read_deals(path)
     assert names == ["a", "b"] and points.tolist() == [[1.0, 2.0]]
 
 
@@ -572,8 +573,10 @@ def test_the_end_of_a_game_names_the_winning_side_and_the_hands_played():
     text = render_table(env.game)
     assert "2 hands played" in text and "hand 3/2" not in text
     (winner,) = env.game.winners()
-    seats = " & ".join(f"p{s}" for s in range(4) if s % 2 == winner)
-    assert f"game over: team {winner} ({seats}) win" in text
+    seats = "&".join(f"p{s}" for s in range(4) if s % 2 == winner)
+    scores = env.game.scores
+    margin = abs(scores[0] - scores[1])
+    assert f"game over: {seats} win by {margin} points" in text
 
 
 def test_play_says_whether_you_won():
