@@ -50,6 +50,11 @@ from .scripted import HeuristicAgent
 
 # ``stock_max`` for a search from the first move (spelled ``stock_max=all``)
 EVERYWHERE = 1_000_000
+# A rollout whose hand goes on past this many decisions, or past this many more pressures to a
+# side, is the base policy caught in a loop (nobody can go out, the stock runs out again and
+# again), not a hand the search can learn from: it counts as level, as an unfinished one does.
+RUNAWAY_DECISIONS = 2_000
+RUNAWAY_PRESSURES = 40
 
 
 @dataclass(frozen=True)
@@ -317,7 +322,7 @@ class SearchAgent(BaseAgent):
         hand in ``batch``, the base policy in every seat: per rollout (decision by decision,
         re-deal by re-deal, move by move), what the hand did to each side's standing (its points
         as the preset counts them, or in an elimination game -1 for the side it knocked out and
-        +1 for those it did not), and whether the hand ended."""
+        +1 for those it did not), and whether the hand ended (not a runaway: ``RUNAWAY_...``)."""
         hand = np.full(batch.num_games, -1)  # the hand each slot's rollout plays to its end
         moves, slot = [], 0
         for games, legal in zip(redeals, legals, strict=True):
@@ -329,13 +334,18 @@ class SearchAgent(BaseAgent):
                 slot += len(legal)
         used = np.arange(batch.num_games) < slot
         batch.copy_games(np.zeros(batch.num_games - slot, dtype=int), np.flatnonzero(~used))
-        before = batch.standings
+        before, pressures = batch.standings, batch.pressures_taken.max(axis=1)
         actions = np.zeros(batch.num_games, dtype=np.int64)
         actions[:slot] = np.concatenate(moves)
         batch.step(actions, active=used)
         policies = [self.base_policy] * batch.num_games
-        while True:
+        runaway = np.zeros(batch.num_games, dtype=bool)
+        for decision in range(RUNAWAY_DECISIONS + 1):
             live = used & ~batch.game_over & (batch.hands_played == hand)
+            runaway |= live & (batch.pressures_taken.max(axis=1) - pressures > RUNAWAY_PRESSURES)
+            if decision == RUNAWAY_DECISIONS:
+                runaway |= live
+            live &= ~runaway
             if not live.any():
                 break
             rows = np.flatnonzero(live)
@@ -343,7 +353,8 @@ class SearchAgent(BaseAgent):
             actions[:] = 0
             actions[rows] = decide_batch(policies[: len(rows)], observations, masks)
             batch.step(actions, active=live)
-        return batch.standings - before, batch.hands_played > hand
+        gained = np.where(runaway[:, None], 0.0, batch.standings - before)
+        return gained, (batch.hands_played > hand) & ~runaway
 
     def _batch(self, rules, size: int, engine: str = "auto"):
         """A batch of at least ``size`` games of ``rules`` (a power of two, so that a few serve
