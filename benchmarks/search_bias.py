@@ -5,9 +5,11 @@ over HeuristicAgent's move (the hand's margin for the mover's side, the rollouts
 HeuristicAgent in every seat) is measured three ways, ``--samples`` times each:
 
 - ``redeal``: uniform re-deals of every card the mover cannot see, as SearchAgent reads it;
-- ``voids``: re-deals that also respect what the others' draws told: a player who drew held no
+- ``voids``: re-deals that also respect what the others' plays told: a player who drew held no
   card it could play (HeuristicAgent never draws holding one, and in the Crates family the rules
-  forbid it), except the cards it drew since;
+  forbid it), and in the Eights family, where HeuristicAgent sheds its costliest natural card, a
+  player who played a card held no costlier natural card it could play; but for the cards it
+  drew since;
 - ``real``: the true hands, only the stock shuffled again: what the move earns in this very
   position with the same rollouts (a measurement only: no player could do this).
 
@@ -62,24 +64,39 @@ def main(argv: list[str] | None = None) -> None:
 
 # ---------------------------------------------------------------------- measuring
 class Voids:
-    """What each player's draws this hand told the table: at every draw, the kinds it could have
-    played there (it held none of them, but for cards drawn since)."""
+    """What each player's plays this hand told the table: at every draw, the kinds it could
+    have played there, and (the Eights family) at every play of a card, the costlier natural
+    kinds it could have played: it held none of them, but for cards drawn since."""
 
-    def __init__(self) -> None:
+    def __init__(self, table: Table) -> None:
+        self.table = table
         self.hand: tuple[int, int] | None = None
         self.events: dict[int, list[dict]] = {}
 
-    def see(self, g: Game, action: int) -> None:
-        """Before ``action`` is played in ``g``."""
+    def see(self, g: Game, action: int, legal: np.ndarray) -> None:
+        """Before ``action`` (of ``legal``) is played in ``g``."""
         if (id(g), g.hand_index) != self.hand:
             self.hand, self.events = (id(g), g.hand_index), {s: [] for s in range(g.n)}
         seat = g.to_play
+        size = g.hand_state.sizes[seat]
         if action == DRAW:
-            size = g.hand_state.sizes[seat]
             self.events[seat].append({"kinds": playable_kinds(g), "size": size, "played": []})
         elif action < NUM_KINDS:
             for e in self.events[seat]:
                 e["played"].append(action)
+            if self.table.engine == "eights" and DRAW in legal:  # a free choice of a card
+                costlier = self._costlier(playable_kinds(g), action)
+                self.events[seat].append({"kinds": costlier, "size": size, "played": [action]})
+
+    def _costlier(self, playable: frozenset[int], played: int) -> frozenset[int]:
+        """The natural kinds HeuristicAgent would have shed before ``played`` (any natural
+        before a wild)."""
+        t = self.table
+        naturals = {k for k in playable if not t.is_wild(k)}
+        if t.is_wild(played):
+            return frozenset(naturals)
+        cost = (t.card_points[played], -played)
+        return frozenset(k for k in naturals if (t.card_points[k], -k) > cost)
 
     def allow(self, g: Game, seat: int, kinds: list[int]) -> bool:
         """Whether ``seat`` may hold ``kinds`` (its hidden cards now) after its draws."""
@@ -164,7 +181,7 @@ def measure(args) -> None:
         for i, view in enumerate(VIEWS)
     }
     rng = np.random.default_rng(args.seed)
-    voids, counts = Voids(), {"gave_up": 0, "true_hands_break_voids": 0}
+    voids, counts = Voids(table), {"gave_up": 0, "true_hands_break_voids": 0}
     env.reset(seed=args.seed)
     done, start = 0, time.perf_counter()
     while done < args.positions:
@@ -196,7 +213,7 @@ def measure(args) -> None:
                     f.write(json.dumps(row) + "\n")
             done += 1
             print(f"{done} positions, {time.perf_counter() - start:.0f} s, {counts}", flush=True)
-        voids.see(g, base)
+        voids.see(g, base, legal)
         env.step(base)
 
 
