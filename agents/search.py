@@ -70,15 +70,26 @@ class SearchSettings:
 
 # Each rule system's teacher: the settings that did best against HeuristicAgent at its table
 # (docs/experiments/2026-11-27-teacher.md). ``search`` at a table plays its teacher unless told
-# otherwise; a rule system not listed gets the defaults above.
+# otherwise.
+# The Eights family has many near-equal moves (a draw is always legal) and no doubling to
+# come: its teacher looks from the first move but leaves HeuristicAgent only for a sure gain.
+_SURE_FROM_THE_FIRST_MOVE = SearchSettings(stock_max=EVERYWHERE, z=2.5, deepen=7)
+# The Crates variants' decisions that matter come with the stock's end and its pressures.
+_SURE_NEAR_THE_END = SearchSettings(z=2.0, deepen=7)
 TEACHERS: dict[str, SearchSettings] = {
     "crates": SearchSettings(),
+    "chicago1970": _SURE_NEAR_THE_END,
+    "craits": _SURE_NEAR_THE_END,
+    "creights": _SURE_NEAR_THE_END,
+    "kreights": _SURE_NEAR_THE_END,
+    "crazy_eights": _SURE_FROM_THE_FIRST_MOVE,
+    "zimbabwe": _SURE_FROM_THE_FIRST_MOVE,
 }
 
 
 def teacher_settings(preset: str) -> SearchSettings:
     """The search settings of the rule system ``preset``'s teacher."""
-    return TEACHERS.get(preset, SearchSettings())
+    return TEACHERS[preset]
 
 
 class SearchAgent(BaseAgent):

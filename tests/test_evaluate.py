@@ -148,6 +148,8 @@ def test_report_names_are_short():
     assert _short("search:z=1.5,stock_max=16") == "search(16,≤16,heuristic,z1.5)"
     assert _short("search:z=0") == "search(16,≤10,heuristic,z0)"
     assert _short("search:z=1") == "search(16,≤10,heuristic)"
+    assert _short("search:z=1", preset="zimbabwe") == "search(16,all,heuristic,d7)"
+    assert _short("search:samples=8", preset="kreights") == "search(8,≤10,heuristic,z2,d7)"
 
 
 def test_parse_rules_reads_yaml_values():

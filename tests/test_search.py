@@ -7,10 +7,11 @@ import random
 import numpy as np
 import pytest
 
-from agents import HeuristicAgent, SearchAgent, Table, search_settings, shipped_network
+from agents import HeuristicAgent, SearchAgent, Table, make_agent, search_settings, shipped_network
+from agents.search import EVERYWHERE, teacher_settings
 from crates_env.cards import parse_card
 from crates_env.env import raw_env
-from crates_env.rules import make_ruleset
+from crates_env.rules import PRESETS, make_ruleset
 from train.imitation import Collection, collect
 
 
@@ -290,3 +291,31 @@ def test_a_seeded_search_names_a_wild_starters_suit_from_its_own_seed():
     for seed in range(12):
         first, second = SearchAgent(table, seed=seed), SearchAgent(table, seed=seed)
         assert first.act_in(env, obs, mask) == second.act_in(env, obs, mask)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_search_at_each_table_is_that_rule_systems_teacher(preset):
+    """``search`` with no settings plays the table's teacher (what ``crates eval --preset P
+    --agents search heuristic`` measures); a setting given overrides only itself."""
+    table = Table.from_rules(preset, 4)
+    teacher = teacher_settings(preset)
+    search = make_agent("search", table)
+    assert (search.samples, search.stock_max, search.z, search.deepen, search.deepen_at) == (
+        teacher.samples,
+        teacher.stock_max,
+        teacher.z,
+        teacher.deepen,
+        teacher.deepen_at,
+    )
+    told = make_agent("search:z=0.5", table)
+    assert (told.z, told.stock_max, told.deepen) == (0.5, teacher.stock_max, teacher.deepen)
+
+
+def test_the_eights_family_searches_from_the_first_move_and_the_crates_family_near_the_end():
+    assert make_agent("search", Table.from_rules("zimbabwe", 4)).stock_max == EVERYWHERE
+    assert make_agent("search", Table.from_rules("crazy_eights", 4)).stock_max == EVERYWHERE
+    assert make_agent("search:stock_max=all", Table.from_rules("crates", 4)).stock_max == EVERYWHERE
+    kreights = make_agent("search", Table.from_rules("kreights", 4))
+    assert (kreights.stock_max, kreights.z, kreights.deepen) == (10, 2.0, 7)
+    crates = make_agent("search", Table.from_rules("crates", 4))
+    assert (crates.samples, crates.stock_max, crates.z, crates.deepen) == (16, 10, 1.0, 0)
