@@ -126,8 +126,9 @@ class SearchAgent(BaseAgent):
         samples = teacher.samples if samples is None else samples
         stock_max = teacher.stock_max if stock_max is None else stock_max
         z = teacher.z if z is None else z
-        deepen = teacher.deepen if deepen is None else deepen
         deepen_at = teacher.deepen_at if deepen_at is None else deepen_at
+        if deepen is None:  # the teacher deepens its unsure changes: told z=0, it has none
+            deepen = teacher.deepen if z or deepen_at is not None else 0
         for name, value, low in (("samples", samples, 1), ("stock_max", stock_max, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"SearchAgent {name} must be an int >= {low}, not {value!r}")

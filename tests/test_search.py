@@ -309,6 +309,8 @@ def test_search_at_each_table_is_that_rule_systems_teacher(preset):
     )
     told = make_agent("search:z=0.5", table)
     assert (told.z, told.stock_max, told.deepen) == (0.5, teacher.stock_max, teacher.deepen)
+    always_the_best_looking = make_agent("search:z=0", table)  # nothing unsure to deepen
+    assert (always_the_best_looking.z, always_the_best_looking.deepen) == (0.0, 0)
 
 
 def test_the_eights_family_searches_from_the_first_move_and_the_crates_family_near_the_end():
