@@ -95,7 +95,7 @@ class GameBatch:
 
     # ------------------------------------------------------------------ starting games
     def reset(self, seeds: Sequence[int] | np.ndarray | int | None = None) -> None:
-        """New games in every slot: game ``i`` is ``Game(preset, num_players, seed=seeds[i],
+        """New games in every slot: game ``i`` is ``new_game(preset, num_players, seed=seeds[i],
         **options)`` deal for deal. ``seeds`` may be one int (slot ``i`` gets ``seed + i``) or
         None (fresh entropy). Later games of an autoreset slot take their seeds from a stream
         seeded by the slot's first seed."""
@@ -110,7 +110,7 @@ class GameBatch:
         self.start(np.arange(b), seeds)
 
     def start(self, slots: np.ndarray | Sequence[int], seeds: Sequence[int]) -> None:
-        """New games in ``slots``: slot ``slots[i]`` gets ``Game(..., seed=seeds[i])``."""
+        """New games in ``slots``: slot ``slots[i]`` gets ``new_game(..., seed=seeds[i])``."""
         slots = self._slots("slots", slots)
         seeds = check_seeds(seeds, len(slots), "start needs one seed per slot")
         self._deal(slots, seeds, as_env=False)
@@ -146,12 +146,12 @@ class GameBatch:
         raise NotImplementedError
 
     def _deal(self, slots: np.ndarray, seeds: list[int], as_env: bool) -> None:
-        """Deal ``Game(..., seed=seeds[i])`` into ``slots[i]`` (``as_env``: the game
+        """Deal ``new_game(..., seed=seeds[i])`` into ``slots[i]`` (``as_env``: the game
         ``raw_env.reset(seed=seeds[i])`` deals); ``seeds`` records the seeds."""
         raise NotImplementedError
 
     def _deal_games(self, slots: np.ndarray, games: list[np.random.Generator]) -> None:
-        """Deal ``Game(..., seed=games[i])`` into ``slots[i]``; ``seeds`` holds -1 for them."""
+        """Deal ``new_game(..., seed=games[i])`` into ``slots[i]``; ``seeds`` holds -1 for them."""
         raise NotImplementedError
 
     def _restart(self, slots: np.ndarray) -> None:

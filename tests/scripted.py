@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from functools import cache
 
-from crates_env import Game, parse_action
+from crates_env import Game, new_game, parse_action
 from crates_env.events import Event, texts
 
 
@@ -26,12 +26,12 @@ def stacked(preset, n, hands, starter, stock=(), dealer=0, **options) -> Game:
     """A one-hand game dealt from :func:`deal_order`."""
     deck = deal_order(hands, dealer, starter, stock)
     schedule = [len(hands[0])]
-    return Game(preset, n, seed=0, dealer=dealer, deck=deck, deal_schedule=schedule, **options)
+    return new_game(preset, n, seed=0, dealer=dealer, deck=deck, deal_schedule=schedule, **options)
 
 
-def new_game(preset="crates", n=4, schedule=(8,), dealer=0, **options) -> Game:
+def short_game(preset="crates", n=4, schedule=(8,), dealer=0, **options) -> Game:
     """A game with a fixed first dealer and a short schedule (one hand unless told)."""
-    return Game(preset, n, seed=0, dealer=dealer, deal_schedule=list(schedule), **options)
+    return new_game(preset, n, seed=0, dealer=dealer, deal_schedule=list(schedule), **options)
 
 
 def tiny_maskable_ppo(steps: int):

@@ -12,11 +12,18 @@ from __future__ import annotations
 
 import pytest
 
-from crates_env import Decision, Game, IllegalActionError, parse_action, parse_card, score_hand
+from crates_env import (
+    Decision,
+    IllegalActionError,
+    new_game,
+    parse_action,
+    parse_card,
+    score_hand,
+)
 from crates_env.events import texts
 from crates_env.game import lowest_cards
 
-from .scripted import act, last_log, log_texts, new_game, since_setup, stacked
+from .scripted import act, last_log, log_texts, short_game, since_setup, stacked
 
 ALL_SUITS = ["suit C", "suit D", "suit H", "suit S"]
 
@@ -25,7 +32,7 @@ ALL_SUITS = ["suit C", "suit D", "suit H", "suit S"]
 
 
 def test_dv13_kreights_ha_ha_no_star_and_clean():
-    g = new_game("kreights", 4, schedule=[3])
+    g = short_game("kreights", 4, schedule=[3])
     g.set_position(
         hands=[["2C"], ["AC"], ["AH", "KS"], ["2H", "AD", "QC"]],
         stock=["4C", "5C", "6C", "7C", "9C", "10C", "JC", "JD"],
@@ -66,7 +73,7 @@ def test_dv13_kreights_ha_ha_no_star_and_clean():
 
 
 def test_dv13_kreights_alternative_first_out_keeps_star_second_is_clean():
-    g = new_game("kreights", 4, schedule=[3])
+    g = short_game("kreights", 4, schedule=[3])
     g.set_position(
         hands=[["2C"], ["AC"], ["KS", "QS"], ["2H", "AD", "QC"]],
         stock=["4C", "5C", "6C", "7C", "9C", "10C"],
@@ -104,7 +111,7 @@ DV14_STOCK = ["4C", "5C", "6C", "7C", "10C", "KH"]
 
 
 def test_dv14_creights_continue_after_crank():
-    g = new_game("creights", 3, schedule=[4])
+    g = short_game("creights", 3, schedule=[4])
     g.set_position(hands=DV14_HANDS, stock=DV14_STOCK, discard=["5S"], turn=0)
     act(g, "play 2S", "play AS", "play 2D", "draw")
     assert not g.game_over
@@ -126,7 +133,7 @@ def test_dv14_creights_continue_after_crank():
 
 
 def test_dv14_craits_continue_after_count_variant_goes_on():
-    g = new_game("craits", 3, schedule=[4], craits_continue_after_count=True)
+    g = short_game("craits", 3, schedule=[4], craits_continue_after_count=True)
     g.set_position(hands=DV14_HANDS, stock=DV14_STOCK, discard=["5S"], turn=0)
     act(g, "play 2S", "play AS", "play 2D", "draw")
     assert not g.game_over
@@ -145,7 +152,7 @@ def test_dv14_craits_continue_after_count_variant_goes_on():
     ],
 )
 def test_dv14_other_presets_hand_ends_after_count(preset, points, ha_ha):
-    g = new_game(preset, 3, schedule=[4])
+    g = short_game(preset, 3, schedule=[4])
     g.set_position(hands=DV14_HANDS, stock=DV14_STOCK, discard=["5S"], turn=0)
     act(g, "play 2S", "play AS", "play 2D", "draw")
     assert g.game_over
@@ -174,7 +181,7 @@ DV15_STOCK = ["4S", "5S", "7S"]
     ],
 )
 def test_dv15_three_card_six_turn_missed_call(preset, first, second, owed_draw, score, star):
-    g = new_game(preset, 3, schedule=[3])
+    g = short_game(preset, 3, schedule=[3])
     g.set_position(
         hands=[["6H", "6C", "QC"], ["KS"], ["KD"]], stock=DV15_STOCK, discard=["6D"], turn=0
     )
@@ -205,7 +212,7 @@ def test_dv15_three_card_six_turn_missed_call(preset, first, second, owed_draw, 
 
 
 def test_dv15_creights_call_with_first_play_avoids_penalty():
-    g = new_game("creights", 3, schedule=[3])
+    g = short_game("creights", 3, schedule=[3])
     g.set_position(
         hands=[["6H", "6C", "QC"], ["KS"], ["KD"]], stock=DV15_STOCK, discard=["6D"], turn=0
     )
@@ -224,7 +231,7 @@ def test_dv15_creights_call_with_first_play_avoids_penalty():
 
 
 def test_dv15_crates_log_order_of_missed_call():
-    g = new_game("crates", 3, schedule=[3])
+    g = short_game("crates", 3, schedule=[3])
     g.set_position(
         hands=[["6H", "6C", "QC"], ["KS"], ["KD"]], stock=DV15_STOCK, discard=["6D"], turn=0
     )
@@ -240,7 +247,7 @@ def test_dv15_crates_log_order_of_missed_call():
 
 
 def test_dv16_creights_single_cooper_requires_the_call():
-    g = new_game("creights", 3, schedule=[3])
+    g = short_game("creights", 3, schedule=[3])
     g.set_position(
         hands=[["6S"], ["KH", "QH"], ["KD", "QD"]],
         stock=["7C", "JC", "10C", "4C", "5C"],
@@ -272,7 +279,7 @@ def test_dv16_creights_single_cooper_requires_the_call():
 
 
 def test_dv16_creights_single_cooper_with_call_is_clean():
-    g = new_game("creights", 3, schedule=[3])
+    g = short_game("creights", 3, schedule=[3])
     g.set_position(
         hands=[["6S"], ["KH", "QH"], ["KD", "QD"]], stock=["7C", "JC"], discard=["5S"], turn=0
     )
@@ -284,7 +291,7 @@ def test_dv16_creights_single_cooper_with_call_is_clean():
 
 @pytest.mark.parametrize("preset", ["crates", "kreights", "craits"])
 def test_dv16_contrast_single_cooper_needs_no_call(preset):
-    g = new_game(preset, 3, schedule=[3])
+    g = short_game(preset, 3, schedule=[3])
     g.set_position(
         hands=[["6S"], ["KH", "QH"], ["KD", "QD"]], stock=["7C", "JC"], discard=["5S"], turn=0
     )
@@ -299,7 +306,7 @@ def test_dv16_contrast_single_cooper_needs_no_call(preset):
 
 
 def test_dv17_craits_idiot_card_draws_one_at_once_no_forfeit():
-    g = new_game("craits", 3, schedule=[3], craits_idiot_card=True)
+    g = short_game("craits", 3, schedule=[3], craits_idiot_card=True)
     g.set_position(
         hands=[["KH", "QH"], ["KS", "5C", "5D"], ["KC", "5S", "6D"]],
         stock=["4C", "7C", "8D"],
@@ -330,7 +337,7 @@ def test_dv17_craits_idiot_card_draws_one_at_once_no_forfeit():
 
 
 def test_dv18_craits_face_jack_run_draws_2_4_6_8():
-    g = new_game("craits", 4, schedule=[4], craits_face_cards=True)
+    g = short_game("craits", 4, schedule=[4], craits_face_cards=True)
     stock = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "QS", "KS"]
     stock += ["AH", "2H", "3H", "4H", "6H", "7H", "8H", "9H", "10H", "QH"]
     g.set_position(
@@ -378,7 +385,7 @@ def test_dv18_craits_face_jack_run_draws_2_4_6_8():
 
 
 def test_dv19_craits_face_queen_of_spades_draws_five_and_skips():
-    g = new_game("craits", 4, schedule=[4], craits_face_cards=True)
+    g = short_game("craits", 4, schedule=[4], craits_face_cards=True)
     g.set_position(
         hands=[["QS", "4C", "5C"], ["KH"], ["KD", "2D"], ["KC"]],
         stock=["AC", "2C", "3C", "6C", "7C", "8C"],
@@ -392,7 +399,7 @@ def test_dv19_craits_face_queen_of_spades_draws_five_and_skips():
 
 
 def test_dv19_craits_face_other_queens_do_nothing():
-    g = new_game("craits", 4, schedule=[4], craits_face_cards=True)
+    g = short_game("craits", 4, schedule=[4], craits_face_cards=True)
     g.set_position(
         hands=[["QH", "4C", "5C"], ["KH"], ["KD", "2D"], ["KC"]],
         stock=["AC", "2C"],
@@ -409,7 +416,7 @@ DV20_HANDS = [["KD", "2D", "6D", "6S", "8C", "9C", "4H"], ["KH", "QH"], ["KS"], 
 
 
 def test_dv20_craits_face_king_series_then_third_card_six():
-    g = new_game("craits", 4, schedule=[7], craits_face_cards=True)
+    g = short_game("craits", 4, schedule=[7], craits_face_cards=True)
     g.set_position(hands=DV20_HANDS, stock=["AC", "2C"], discard=["4D"], turn=0)
     act(g, "play KD")
     assert (g.to_play, g.decision) == (0, Decision.PLAY)
@@ -437,7 +444,7 @@ def test_dv20_craits_face_king_series_then_third_card_six():
 
 
 def test_dv20_craits_face_king_series_nine_on_six_of_spades_names_black():
-    g = new_game("craits", 4, schedule=[7], craits_face_cards=True)
+    g = short_game("craits", 4, schedule=[7], craits_face_cards=True)
     g.set_position(hands=DV20_HANDS, stock=["AC", "2C"], discard=["4D"], turn=0)
     act(g, "play KD", "play 2D", "play 6D", "play 6S", "play 9C")
     assert (g.decision, g.to_play) == (Decision.SUIT, 0)
@@ -455,7 +462,7 @@ def test_dv28_kreights_lowest_card_deals_clubs_lowest():
 
 def test_dv28_kreights_game_draw_for_deal_picks_the_lowest():
     for seed in range(5):
-        g = Game("kreights", 4, seed=seed, deal_schedule=[8])
+        g = new_game("kreights", 4, seed=seed, deal_schedule=[8])
         draws = [e for e in texts(g.events) if e.endswith(" for deal")]
         assert len(draws) == 4  # suits break ties: one round always decides
         drawn = {int(e[1]): parse_card(e.split()[2]) for e in draws}
@@ -523,7 +530,7 @@ def test_e27_nine_starter_colour_of_the_nine(preset, choices):
 
 @pytest.mark.parametrize("preset", ["crates", "kreights", "craits", "creights"])
 def test_dv30_nine_on_eight_named_diamonds_names_red(preset):
-    g = new_game(preset, 4, schedule=[3])
+    g = short_game(preset, 4, schedule=[3])
     g.set_position(
         hands=[["9C", "KS", "QS"], ["KH"], ["KD"], ["KC"]], discard=["8S"], suit="D", turn=0
     )
@@ -539,7 +546,7 @@ def test_dv30_nine_on_eight_named_diamonds_names_red(preset):
 
 
 def test_e07_crates_partnership_count_returns_to_out_player_hand_ends():
-    g = new_game("crates", 4, schedule=[3])
+    g = short_game("crates", 4, schedule=[3])
     g.set_position(
         hands=[["2C"], ["AC", "KC"], ["AH", "KS"], ["2H", "AD", "QC"]],
         stock=["4C", "5C", "6C", "7C", "9C", "10C", "JC", "JD"],
@@ -571,7 +578,7 @@ E07_HANDS = [["2C"], ["AC", "KH", "QH"], ["AH", "KD", "QD"]]
 
 @pytest.mark.parametrize(("preset", "options"), [("craits", {}), ("crates", {})])
 def test_e07_count_back_to_out_player_ends_hand(preset, options):
-    g = new_game(preset, 3, schedule=[3], **options)
+    g = short_game(preset, 3, schedule=[3], **options)
     g.set_position(hands=E07_HANDS, stock=["4S", "5S", "6S", "7S"], discard=["5C"], turn=0)
     act(g, "play 2C", "play AC", "play AH", "draw")
     r = g.results[-1]
@@ -584,7 +591,7 @@ def test_e07_count_back_to_out_player_ends_hand(preset, options):
     ("preset", "options"), [("craits", {"craits_continue_after_count": True}), ("creights", {})]
 )
 def test_e07_count_back_to_out_player_play_goes_on(preset, options):
-    g = new_game(preset, 3, schedule=[3], **options)
+    g = short_game(preset, 3, schedule=[3], **options)
     g.set_position(hands=E07_HANDS, stock=["4S", "5S", "6S", "7S"], discard=["5C"], turn=0)
     act(g, "play 2C", "play AC", "play AH", "draw")
     assert not g.game_over
@@ -596,7 +603,7 @@ def test_e07_count_back_to_out_player_play_goes_on(preset, options):
 
 def test_e07_creights_round_ends_when_someone_still_has_zero():
     # TV-15 shape: two players out during the crank, the first draws; the round ends
-    g = new_game("creights", 3, schedule=[3])
+    g = short_game("creights", 3, schedule=[3])
     g.set_position(
         hands=[["2C"], ["AC"], ["AH", "KD", "QD"]],
         stock=["4S", "5S", "6S", "7S"],
@@ -660,7 +667,7 @@ def test_e12_two_starter_two_players_count_alternates():
 
 
 def test_e14_crates_two_player_out_with_two_follow_then_out_player_draws():
-    g = new_game("crates", 2, schedule=[3])
+    g = short_game("crates", 2, schedule=[3])
     g.set_position(
         hands=[["2C"], ["AC", "KH", "QH"]], stock=["4S", "5S", "6S"], discard=["5C"], turn=0
     )
@@ -683,7 +690,7 @@ def test_e14_crates_two_player_out_with_two_follow_then_out_player_draws():
 
 
 def test_e14_crates_two_player_out_with_two_opponent_draws_hand_ends():
-    g = new_game("crates", 2, schedule=[3])
+    g = short_game("crates", 2, schedule=[3])
     g.set_position(hands=[["2C"], ["KH", "QH", "JH"]], stock=["4S", "5S"], discard=["5C"], turn=0)
     act(g, "play 2C", "draw")
     r = g.results[-1]
@@ -696,7 +703,7 @@ def test_e14_crates_two_player_out_with_two_opponent_draws_hand_ends():
     ("preset", "options"), [("creights", {}), ("craits", {"craits_continue_after_count": True})]
 )
 def test_e14_two_player_out_with_two_play_goes_on(preset, options):
-    g = new_game(preset, 2, schedule=[3], **options)
+    g = short_game(preset, 2, schedule=[3], **options)
     g.set_position(
         hands=[["2C"], ["AC", "KH", "QC"]], stock=["4S", "5S", "6S"], discard=["5C"], turn=0
     )
@@ -721,7 +728,7 @@ def test_e14_two_player_out_with_two_play_goes_on(preset, options):
     ],
 )
 def test_e16_last_card_legal_six_cooper_draws_one(preset, names):
-    g = new_game(preset, 3, schedule=[3])
+    g = short_game(preset, 3, schedule=[3])
     g.set_position(
         hands=[["6S"], ["KH", "QH"], ["KD", "QD"]], stock=["7C", "JC"], discard=["5S"], turn=0
     )
@@ -738,7 +745,7 @@ def test_e16_last_card_legal_six_cooper_draws_one(preset, names):
 
 
 def test_e16_chicago_last_six_without_call_draws_two_and_nothing_more():
-    g = new_game("chicago1970", 3, schedule=[3])
+    g = short_game("chicago1970", 3, schedule=[3])
     g.set_position(
         hands=[["6S"], ["KH", "QH"], ["KD", "QD"]],
         stock=["7C", "JC", "10C"],
@@ -758,7 +765,7 @@ def test_e16_chicago_last_six_without_call_draws_two_and_nothing_more():
 
 @pytest.mark.parametrize("preset", ["crates", "chicago1970", "kreights", "craits", "creights"])
 def test_e17_last_card_six_not_legal_plain_draw(preset):
-    g = new_game(preset, 3, schedule=[3])
+    g = short_game(preset, 3, schedule=[3])
     g.set_position(
         hands=[["6S"], ["KH", "QH"], ["KD", "QD"]], stock=["7C", "JC"], discard=["5H"], turn=0
     )
@@ -772,7 +779,7 @@ def test_e17_last_card_six_not_legal_plain_draw(preset):
 
 @pytest.mark.parametrize("preset", ["crates", "chicago1970", "kreights", "craits", "creights"])
 def test_e18_six_then_no_legal_play_draws_one_not_played(preset):
-    g = new_game(preset, 3, schedule=[3])
+    g = short_game(preset, 3, schedule=[3])
     g.set_position(
         hands=[["6H", "KS", "QC"], ["KD", "QD"], ["JD", "10D"]],
         stock=["7H", "JC"],
@@ -790,7 +797,7 @@ def test_e18_six_then_no_legal_play_draws_one_not_played(preset):
 
 @pytest.mark.parametrize("preset", ["crates", "chicago1970", "kreights", "craits", "creights"])
 def test_e19_two_card_cooper_call_due_with_the_six(preset):
-    g = new_game(preset, 3, schedule=[3])
+    g = short_game(preset, 3, schedule=[3])
     g.set_position(
         hands=[["6H", "KS"], ["KD", "QD"], ["JD", "10D"]],
         stock=["7C", "JC"],
@@ -806,7 +813,7 @@ def test_e19_two_card_cooper_call_due_with_the_six(preset):
 
 @pytest.mark.parametrize("preset", ["crates", "chicago1970", "kreights", "craits", "creights"])
 def test_e19_two_card_cooper_with_call_no_penalty(preset):
-    g = new_game(preset, 3, schedule=[3])
+    g = short_game(preset, 3, schedule=[3])
     g.set_position(
         hands=[["6H", "KS"], ["KD", "QD"], ["JD", "10D"]],
         stock=["7C", "JC"],
@@ -830,7 +837,7 @@ def test_e19_two_card_cooper_with_call_no_penalty(preset):
     ],
 )
 def test_e20_six_six_x_call_due_with_second_six_creights_first(preset, first, second):
-    g = new_game(preset, 3, schedule=[3])
+    g = short_game(preset, 3, schedule=[3])
     g.set_position(
         hands=[["6H", "6C", "QC"], ["KD"], ["JD"]], stock=["7S", "JS"], discard=["5H"], turn=0
     )
@@ -858,7 +865,7 @@ def test_e20_six_six_x_call_due_with_second_six_creights_first(preset, first, se
     ],
 )
 def test_e21_missed_call_then_out_same_turn(preset, drawn, score, stars):
-    g = new_game(preset, 3, schedule=[3])
+    g = short_game(preset, 3, schedule=[3])
     g.set_position(
         hands=[["6H", "KH"], ["KD"], ["JD"]], stock=["4S", "5S", "7S"], discard=["5H"], turn=0
     )
@@ -881,7 +888,7 @@ def test_e21_missed_call_then_out_same_turn(preset, drawn, score, stars):
 
 
 def test_e22_penalty_waits_through_a_skip_by_four():
-    g = new_game("crates", 3, schedule=[3])
+    g = short_game("crates", 3, schedule=[3])
     g.set_position(
         hands=[["4H", "KC", "QC", "JC"], ["KD", "QD"], ["KH", "7D", "6D"]],
         stock=["2S", "3S", "4S"],
@@ -908,7 +915,7 @@ def test_e22_penalty_waits_through_a_skip_by_four():
 
 
 def test_e22_penalty_waits_through_a_craits_face_jack_forfeit():
-    g = new_game("craits", 3, schedule=[3], craits_face_cards=True)
+    g = short_game("craits", 3, schedule=[3], craits_face_cards=True)
     g.set_position(
         hands=[["JH", "KC", "QC"], ["KD", "QD"], ["KH", "7D", "6D"]],
         stock=["2S", "3S", "4S", "5S"],
@@ -924,7 +931,7 @@ def test_e22_penalty_waits_through_a_craits_face_jack_forfeit():
 
 
 def test_e23_joker_sends_turn_to_penalised_player_who_loses_it():
-    g = new_game("crates", 4, schedule=[3], standig_jokers=True)
+    g = short_game("crates", 4, schedule=[3], standig_jokers=True)
     g.set_position(
         hands=[["KH", "QH"], ["KD", "QD"], ["JK", "KC", "QC"], ["JH", "10H"]],
         stock=["2S", "3S", "4S"],
@@ -947,7 +954,7 @@ def test_e23_joker_sends_turn_to_penalised_player_who_loses_it():
 
 
 def test_e23_joker_in_the_count_postpones_the_penalty():
-    g = new_game("crates", 4, schedule=[3], standig_jokers=True)
+    g = short_game("crates", 4, schedule=[3], standig_jokers=True)
     g.set_position(
         hands=[["KH", "QH"], ["KD", "QD"], ["JK", "KC", "QC"], ["JH", "10H"]],
         stock=["2S", "3S", "4S", "5S", "6S"],
@@ -970,7 +977,7 @@ def test_e23_joker_in_the_count_postpones_the_penalty():
 
 
 def test_e24_idiot_card_drawn_before_the_cards_action():
-    g = new_game("craits", 3, schedule=[3], craits_idiot_card=True)
+    g = short_game("craits", 3, schedule=[3], craits_idiot_card=True)
     g.set_position(
         hands=[["5H", "KS"], ["KD", "QD"], ["JD", "10D"]],
         stock=["2C", "3C", "4C", "6C"],
@@ -996,7 +1003,7 @@ def test_e24_idiot_card_drawn_before_the_cards_action():
 
 def test_e24_idiot_card_reshuffle_keeps_the_offending_card_on_top():
     # the card is placed before the idiot card is drawn: it stays on top, the rest is reshuffled
-    g = new_game("craits", 3, schedule=[3], craits_idiot_card=True)
+    g = short_game("craits", 3, schedule=[3], craits_idiot_card=True)
     g.set_position(
         hands=[["QH", "KS"], ["KD", "QD"], ["JD", "10D"]],
         stock=[],
@@ -1349,7 +1356,7 @@ def _position(g, n, mover_hand, top="5H", stock=("2C", "3C", "4C"), **kw):
     ],
 )
 def test_e36_seven_by_player_count(preset, n, target):
-    g = new_game(preset, n, schedule=[3])
+    g = short_game(preset, n, schedule=[3])
     _position(g, n, ["7H", "4S", "5S"])
     act(g, "play 7H")
     assert g.hand_sizes == [2] + [3 if s == target else 2 for s in range(1, n)]
@@ -1360,7 +1367,7 @@ def test_e36_seven_by_player_count(preset, n, target):
 
 @pytest.mark.parametrize("preset", ["crates", "craits", "creights"])
 def test_e37_four_with_two_players_plays_again(preset):
-    g = new_game(preset, 2, schedule=[3])
+    g = short_game(preset, 2, schedule=[3])
     _position(g, 2, ["4H", "4S", "5S"])
     act(g, "play 4H")
     assert (g.to_play, g.decision) == (0, Decision.PLAY)
@@ -1370,7 +1377,7 @@ def test_e37_four_with_two_players_plays_again(preset):
 
 @pytest.mark.parametrize("preset", ["crates", "craits", "creights"])
 def test_e38_ten_with_two_players_opponent_still_next(preset):
-    g = new_game(preset, 2, schedule=[3])
+    g = short_game(preset, 2, schedule=[3])
     _position(g, 2, ["10H", "4S", "5S"])
     act(g, "play 10H")
     assert (g.to_play, g.direction) == (1, -1)
@@ -1393,7 +1400,7 @@ def test_e38_ten_with_two_players_opponent_still_next(preset):
     ],
 )
 def test_e39_jack_small_games_previous_player_draws(preset, n, target):
-    g = new_game(preset, n, schedule=[3])
+    g = short_game(preset, n, schedule=[3])
     _position(g, n, ["JH", "4S", "5S"])
     act(g, "play JH")
     assert g.hand_sizes == [2] + [3 if s == target else 2 for s in range(1, n)]
@@ -1403,7 +1410,7 @@ def test_e39_jack_small_games_previous_player_draws(preset, n, target):
 
 
 def test_e40_joker_two_players_no_turn_effect_and_joker_on_joker():
-    g = new_game("crates", 2, schedule=[3], standig_jokers=True)
+    g = short_game("crates", 2, schedule=[3], standig_jokers=True)
     g.set_position(
         hands=[["JK", "KC", "QH"], ["JK", "KD", "QD"]], stock=["2C"], discard=["5H"], turn=0
     )
@@ -1416,7 +1423,7 @@ def test_e40_joker_two_players_no_turn_effect_and_joker_on_joker():
 
 
 def test_e41_partnership_seven_hits_partner():
-    g = new_game("crates", 4, schedule=[3])
+    g = short_game("crates", 4, schedule=[3])
     g.set_position(
         hands=[["KC", "QC"], ["7H", "4S", "5S"], ["KS", "QS"], ["JC", "JD"]],
         stock=["2C"],
@@ -1430,7 +1437,7 @@ def test_e41_partnership_seven_hits_partner():
 
 
 def test_e41_partnership_five_makes_partner_draw_too():
-    g = new_game("crates", 4, schedule=[3])
+    g = short_game("crates", 4, schedule=[3])
     _position(g, 4, ["5H", "4S", "5S"], top="5C")
     act(g, "play 5H")
     assert g.hand_sizes == [2, 3, 3, 3]
@@ -1439,7 +1446,7 @@ def test_e41_partnership_five_makes_partner_draw_too():
 
 
 def test_e41_partnership_pressure_counter_shared():
-    g = new_game("crates", 4, schedule=[3])
+    g = short_game("crates", 4, schedule=[3])
     g.set_position(
         hands=[["QC", "JC"], ["2D", "4D"], ["2S", "4S"], ["5D", "6D"]],
         stock=[],
@@ -1468,7 +1475,7 @@ def test_e41_partnership_pressure_counter_shared():
 
 
 def test_e41_partnership_score_sums_hands_threes_scored_separately():
-    g = new_game("crates", 4, schedule=[3])
+    g = short_game("crates", 4, schedule=[3])
     g.set_position(
         hands=[["3C"], ["KH"], ["KS"], ["QD", "QC"]], stock=["2C"], discard=["5H"], turn=1
     )
@@ -1486,7 +1493,7 @@ def test_e41_partnership_score_sums_hands_threes_scored_separately():
 
 
 def _two_hand_craits(n, **options):
-    return new_game("craits", n, schedule=[1, 1], **options)
+    return short_game("craits", n, schedule=[1, 1], **options)
 
 
 def test_e43_counter_clockwise_finish_moves_dealer_right():
@@ -1550,7 +1557,7 @@ def test_e43_two_players_no_effect():
     ],
 )
 def test_e45_last_card_draws_happen_before_scoring(preset, n, card, options, left, points):
-    g = new_game(preset, n, schedule=[3], **options)
+    g = short_game(preset, n, schedule=[3], **options)
     g.set_position(hands=[[card], ["2S"], ["4S"]], stock=["KC", "QC", "JC"], discard=["KH"], turn=0)
     act(g, f"play {card}")
     r = g.results[-1]
@@ -1564,7 +1571,7 @@ def test_e45_last_card_draws_happen_before_scoring(preset, n, card, options, lef
 
 def test_e45_last_five_draws_charge_pressure():
     # E-4/E-5: seat 1 meets the empty stock (reshuffle of KH), seat 2 finds nothing to reshuffle
-    g = new_game("crates", 3, schedule=[3])
+    g = short_game("crates", 3, schedule=[3])
     g.set_position(hands=[["5H"], ["2S"], ["4S"]], stock=[], discard=["KH"], turn=0)
     act(g, "play 5H")
     r = g.results[-1]
@@ -1585,7 +1592,7 @@ def test_e45_last_five_draws_charge_pressure():
 
 def test_e45_kreights_last_five_ending_on_pressure_still_out_with_star():
     # the player who played the last card went out; the draw only ended the hand early
-    g = new_game("kreights", 3, schedule=[3])
+    g = short_game("kreights", 3, schedule=[3])
     g.set_position(hands=[["5H"], ["2S"], ["4S"]], stock=[], discard=["KH"], turn=0)
     act(g, "play 5H")
     r = g.results[-1]
@@ -1598,7 +1605,7 @@ def test_e45_kreights_last_five_ending_on_pressure_still_out_with_star():
 @pytest.mark.parametrize("preset", ["crates", "kreights", "craits", "creights"])
 @pytest.mark.parametrize("card", ["8S", "9S"])
 def test_e46_last_card_wild_names_no_suit(preset, card):
-    g = new_game(preset, 3, schedule=[3])
+    g = short_game(preset, 3, schedule=[3])
     g.set_position(hands=[[card], ["2S"], ["4S"]], stock=["KC"], discard=["5H"], turn=0)
     act(g, f"play {card}")
     assert g.game_over
@@ -1613,7 +1620,7 @@ def test_e46_last_card_wild_names_no_suit(preset, card):
 
 
 def test_e48_king_as_last_card_must_draw():
-    g = new_game("craits", 3, schedule=[3], craits_face_cards=True)
+    g = short_game("craits", 3, schedule=[3], craits_face_cards=True)
     g.set_position(hands=[["KH"], ["2S", "3S"], ["4S", "5S"]], stock=["QC"], discard=["5H"], turn=0)
     act(g, "play KH")
     assert (g.to_play, g.hand_sizes[0], g.action_names()) == (0, 0, ["draw"])
@@ -1625,7 +1632,7 @@ def test_e48_king_as_last_card_must_draw():
 
 
 def test_e48_out_of_cards_on_first_follow_up_must_draw():
-    g = new_game("craits", 3, schedule=[3], craits_face_cards=True)
+    g = short_game("craits", 3, schedule=[3], craits_face_cards=True)
     g.set_position(
         hands=[["KH", "QH"], ["2S", "3S"], ["4S", "5S"]], stock=["QC"], discard=["5H"], turn=0
     )
@@ -1637,7 +1644,7 @@ def test_e48_out_of_cards_on_first_follow_up_must_draw():
 
 
 def test_e48_out_on_third_card_allowed():
-    g = new_game("craits", 3, schedule=[3], craits_face_cards=True)
+    g = short_game("craits", 3, schedule=[3], craits_face_cards=True)
     g.set_position(
         hands=[["KH", "QH", "JH", "4H"], ["2S", "3S"], ["4S", "5S"]],
         stock=["QC"],
@@ -1653,7 +1660,7 @@ def test_e48_out_on_third_card_allowed():
 
 
 def test_e48_third_card_six_needs_another_play():
-    g = new_game("craits", 3, schedule=[3], craits_face_cards=True)
+    g = short_game("craits", 3, schedule=[3], craits_face_cards=True)
     g.set_position(
         hands=[["KH", "QH", "JH", "6H"], ["2S", "3S"], ["4S", "5S"]],
         stock=["QC"],
@@ -1668,7 +1675,7 @@ def test_e48_third_card_six_needs_another_play():
 
 
 def test_e49_last_card_jack_run_next_draws_before_scoring():
-    g = new_game("craits", 3, schedule=[3], craits_face_cards=True)
+    g = short_game("craits", 3, schedule=[3], craits_face_cards=True)
     g.set_position(
         hands=[["JH"], ["2S"], ["4S"]],
         stock=["AC", "2C", "3C", "4C", "5C"],
@@ -1683,7 +1690,7 @@ def test_e49_last_card_jack_run_next_draws_before_scoring():
 
 
 def test_e49_last_card_queen_of_spades_next_draws_five():
-    g = new_game("craits", 3, schedule=[3], craits_face_cards=True)
+    g = short_game("craits", 3, schedule=[3], craits_face_cards=True)
     g.set_position(
         hands=[["QS"], ["2H"], ["4H"]],
         stock=["AC", "2C", "3C", "4C", "5C"],
@@ -1725,7 +1732,7 @@ def test_e50_scoring_boundaries(cards, preset, options, expected):
 
 
 def test_e50_kreights_all_threes_hand_earns_two_stars():
-    g = new_game("kreights", 3, schedule=[3])
+    g = short_game("kreights", 3, schedule=[3])
     g.set_position(hands=[["KH"], ["3C", "3D"], ["QS"]], stock=["2C"], discard=["5H"], turn=0)
     act(g, "play KH")
     r = g.results[-1]
@@ -1738,7 +1745,7 @@ def test_e50_kreights_all_threes_hand_earns_two_stars():
 
 
 def test_e51_kreights_clean_player_owing_penalty_draws_two_at_end():
-    g = new_game("kreights", 4, schedule=[3])
+    g = short_game("kreights", 4, schedule=[3])
     g.set_position(
         hands=[["2C"], ["AC"], ["KS", "QS"], ["2H", "KD", "QC"]],
         stock=["4C", "5C", "6C", "7C", "10C", "JC", "QH"],
@@ -1769,7 +1776,7 @@ def test_e51_kreights_clean_player_owing_penalty_draws_two_at_end():
 
 
 def test_e53_out_player_only_draws_the_count():
-    g = new_game("crates", 3, schedule=[3])
+    g = short_game("crates", 3, schedule=[3])
     g.set_position(
         hands=[["2C"], ["AC", "KH", "QH"], ["AH", "KD", "QD"]],
         stock=["4S", "5S", "6S", "7S"],
@@ -1786,7 +1793,7 @@ def test_e53_out_player_only_draws_the_count():
 
 
 def test_e53_going_out_outside_count_ends_hand_before_any_turn():
-    g = new_game("crates", 3, schedule=[3])
+    g = short_game("crates", 3, schedule=[3])
     g.set_position(hands=[["KH"], ["2S"], ["4S"]], stock=["KC"], discard=["5H"], turn=0)
     act(g, "play KH")
     assert g.game_over
@@ -1799,7 +1806,7 @@ def test_e53_going_out_outside_count_ends_hand_before_any_turn():
 
 
 def test_kreights_mulligan_first_failure_free_second_penalised():
-    g = new_game("kreights", 3, schedule=[3], kreights_mulligan=(0,))
+    g = short_game("kreights", 3, schedule=[3], kreights_mulligan=(0,))
     g.set_position(
         hands=[["KH", "QH"], ["KS", "KD"], ["JC", "10C", "4D"]],
         stock=["2C", "3C", "4C"],
@@ -1841,13 +1848,13 @@ def _after_count_position(g):
 
 
 def test_kreights_default_after_count_must_match_top_card():
-    g = new_game("kreights", 3, schedule=[4])
+    g = short_game("kreights", 3, schedule=[4])
     _after_count_position(g)
     assert g.action_names() == ["play JC", "play 9S"]
 
 
 def test_kreights_free_play_after_count_any_card_then_normal():
-    g = new_game("kreights", 3, schedule=[4], kreights_free_play_after_count=True)
+    g = short_game("kreights", 3, schedule=[4], kreights_free_play_after_count=True)
     _after_count_position(g)
     assert g.action_names() == ["play JC", "play KD", "play 7H", "play 9S"]
     act(g, "play 7H")
@@ -1857,7 +1864,7 @@ def test_kreights_free_play_after_count_any_card_then_normal():
 
 
 def test_kreights_barometer_logs_leader_after_each_deal():
-    g = new_game("kreights", 3, schedule=[1, 1], kreights_barometer=True)
+    g = short_game("kreights", 3, schedule=[1, 1], kreights_barometer=True)
     g.set_position(hands=[["QC"], ["KH"], ["8C"]], stock=["2C"], discard=["5H"], turn=1)
     act(g, "play KH")
     assert log_texts(g.hand_logs)[0][-2:] == [
@@ -1875,7 +1882,7 @@ def test_kreights_barometer_logs_leader_after_each_deal():
 
 
 def test_kreights_no_barometer_by_default():
-    g = new_game("kreights", 3, schedule=[1])
+    g = short_game("kreights", 3, schedule=[1])
     g.set_position(hands=[["QC"], ["KH"], ["8C"]], stock=["2C"], discard=["5H"], turn=1)
     act(g, "play KH")
     assert not any(e.startswith("barometer") for e in log_texts(g.hand_logs)[0])
@@ -1888,7 +1895,7 @@ def test_kreights_no_barometer_by_default():
     ("options", "points"), [({}, [0, 10, 50]), ({"craits_go_out_minus_10": True}, [-10, 10, 50])]
 )
 def test_craits_go_out_minus_10(options, points):
-    g = new_game("craits", 3, schedule=[1], **options)
+    g = short_game("craits", 3, schedule=[1], **options)
     g.set_position(hands=[["KH"], ["QC"], ["8C"]], stock=["2C"], discard=["5H"], turn=0)
     act(g, "play KH")
     r = g.results[-1]
@@ -1901,7 +1908,7 @@ def test_craits_go_out_minus_10(options, points):
 
 
 def _two_hand_tie(preset):
-    g = new_game(preset, 3, schedule=[1, 1])
+    g = short_game(preset, 3, schedule=[1, 1])
     g.set_position(hands=[["3C"], ["KH"], ["KC"]], stock=["2C"], discard=["5H"], turn=1)
     act(g, "play KH")
     assert not g.game_over

@@ -135,7 +135,7 @@ def _compare_first_decision(env, vg):
     ],
 )
 def test_reset_deals_the_game_of_each_seed(preset, players, options):
-    """Slot i after reset(seeds) is Game(preset, players, seed=seeds[i]), field for field:
+    """Slot i after reset(seeds) is new_game(preset, players, seed=seeds[i]), field for field:
     first dealer (at random, or drawn for deal), deal, starter and random streams."""
     seeds = [0, 7, 123456789, 2**40 + 5]
     vg = VectorGame(len(seeds), preset, players, **options)

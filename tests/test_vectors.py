@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from crates_env import Decision, Game, IllegalActionError, make_ruleset, parse_action
+from crates_env import Decision, Game, IllegalActionError, make_ruleset, new_game, parse_action
 from crates_env.events import texts
 from crates_env.scoring import pressure_value
 
@@ -21,7 +21,7 @@ from .scripted import act, deal_order, log_texts, names, same, since_setup
 
 def test_tv03_partnership_pressures_double_across_hands():
     """NS (team 0): first pressure in hand 2 (+5), two more in hand 3 (+10 +20), next is 40."""
-    g = Game("crates", 4, seed=3, dealer=0, deal_schedule=[1, 1, 1, 1])
+    g = new_game("crates", 4, seed=3, dealer=0, deal_schedule=[1, 1, 1, 1])
 
     # Hand 1: only EW (seat 1) takes a pressure; NS's counter is separate.
     g.set_position(
@@ -155,7 +155,7 @@ TV15_STOCK = ["8C", "9C", "6C", "7C", "JC", "QC", "KC"]
     [("creights", 165), ("crates", 160), ("craits", 160), ("kreights", 165)],
 )
 def test_tv15_round_of_one_creights(preset, lefty_points):
-    g = Game(preset, 3, seed=15, dealer=0, deck=TV15_DECK, deal_schedule=[1])
+    g = new_game(preset, 3, seed=15, dealer=0, deck=TV15_DECK, deal_schedule=[1])
     assert g.hand(1) == ["2H"]
     assert g.hand(2) == ["AD"]
     assert g.hand(0) == ["2D"]
@@ -222,7 +222,7 @@ def test_tv15_round_of_one_creights(preset, lefty_points):
 
 def test_tv17_kreights_maximum_count_is_twelve():
     stock = ["3C", "4C", "6C", "7C", "9C", "10C", "3D", "4D", "5D", "6D", "7D", "9D", "10D"]
-    g = Game("kreights", 4, seed=17, dealer=3, deal_schedule=[8])
+    g = new_game("kreights", 4, seed=17, dealer=3, deal_schedule=[8])
     g.set_position(
         hands=[
             ["2C", "2H", "KC", "QC"],
@@ -281,7 +281,7 @@ def test_tv21_creights_pressure_with_nothing_to_reshuffle_ends_the_round():
     diamonds = [r + "D" for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")]
     rest = ["4H", "8H", "9H", "4S", "8S", "9S"]
     hands = [clubs, hearts + spades, diamonds, rest]
-    g = Game("creights", 4, seed=21, dealer=0, deal_schedule=[8])
+    g = new_game("creights", 4, seed=21, dealer=0, deal_schedule=[8])
     g.set_position(hands=hands, stock=[], discard=["4C"], turn=1)
     # 51 cards in hands, the play pile is only its top card, the stock is empty.
     assert sum(g.hand_sizes) == 51
@@ -316,7 +316,7 @@ def test_tv21_creights_pressure_with_nothing_to_reshuffle_ends_the_round():
 
 
 def _single_six(preset: str) -> Game:
-    g = Game(preset, 4, seed=22, dealer=3, deal_schedule=[8])
+    g = new_game(preset, 4, seed=22, dealer=3, deal_schedule=[8])
     g.set_position(
         hands=[["6S"], ["KS", "QH", "JH"], ["KD", "QD", "JD"], ["KC", "QC", "JC"]],
         stock=["KH", "QS", "JS", "2C"],
@@ -386,7 +386,7 @@ def test_tv23_chicago1970_single_six_without_call_draws_two_and_nothing_more():
 
 
 def _two_card_cooper() -> Game:
-    g = Game("crates", 4, seed=24, dealer=3, deal_schedule=[8])
+    g = new_game("crates", 4, seed=24, dealer=3, deal_schedule=[8])
     g.set_position(
         hands=[["6H", "KS"], ["KH", "JS", "4S"], ["KD", "QS", "4D"], ["QD", "5S", "5C"]],
         stock=["QC", "JC", "10C", "9D"],
@@ -453,7 +453,7 @@ def test_tv24_two_card_cooper_without_call_draws_two_next_turn():
 
 
 def test_tv25_seven_hits_the_partner():
-    g = Game("crates", 4, seed=25, dealer=3, deal_schedule=[8])
+    g = new_game("crates", 4, seed=25, dealer=3, deal_schedule=[8])
     g.set_position(
         hands=[["7H", "KC", "QC"], ["KD", "QD", "JD"], ["KS", "QS", "JS"], ["4C", "4D", "4S"]],
         stock=["10C", "10D"],
@@ -471,7 +471,7 @@ def test_tv25_seven_hits_the_partner():
 def test_tv25_seven_starter_hits_the_dealers_partner():
     hands = [["KC", "QC"], ["KD", "QD"], ["KS", "QS"], ["KH", "QH"]]
     deck = deal_order(hands, dealer=0, starter="7H", stock=["JC", "JD"])
-    g = Game("crates", 4, seed=25, dealer=0, deck=deck, deal_schedule=[2])
+    g = new_game("crates", 4, seed=25, dealer=0, deck=deck, deal_schedule=[2])
     assert g.hand_sizes == [2, 2, 3, 2]
     assert same(g.hand(2), ["KS", "QS", "JC"])
     assert g.stock_cards()[0] == "JD"
@@ -495,19 +495,19 @@ def test_tv27_kreights_seven_card_format_schedule(n, schedule):
     assert rs.schedule == schedule
     assert rs.num_hands == {3: 15, 4: 16, 5: 17}[n]
     for i, size in enumerate(schedule):
-        g = Game("kreights", n, seed=i, dealer=0, hand_index=i, seven_card_format=True)
+        g = new_game("kreights", n, seed=i, dealer=0, hand_index=i, seven_card_format=True)
         assert g.hand_index == i
         assert g.deal_size == size
         assert texts(g.events)[0] == f"hand {i + 1}: p0 deals {size} cards each"
     with pytest.raises(ValueError):
-        Game("kreights", n, seed=0, hand_index=len(schedule), seven_card_format=True)
+        new_game("kreights", n, seed=0, hand_index=len(schedule), seven_card_format=True)
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_tv27_kreights_seven_card_format_by_playing(n):
     """Play whole games (always the first legal action): the hands follow the schedule."""
     schedule = [7, 6, 5, 4, 3, 2] + [1] * n + [2, 3, 4, 5, 6, 7]
-    g = Game("kreights", n, seed=27, dealer=0, seven_card_format=True)
+    g = new_game("kreights", n, seed=27, dealer=0, seven_card_format=True)
     while not g.game_over:
         g.apply(g.legal_actions()[0])
     assert not g.truncated
@@ -525,7 +525,7 @@ def test_tv27_kreights_seven_card_format_by_playing(n):
 
 
 def test_tv29_kreights_whipsaw():
-    g = Game("kreights", 4, seed=29, dealer=3, deal_schedule=[8])
+    g = new_game("kreights", 4, seed=29, dealer=3, deal_schedule=[8])
     g.set_position(
         hands=[["KC", "QC", "JC"], ["10H", "KD", "QD"], ["KS", "QS", "JS"], ["10S", "JD", "4D"]],
         stock=["2C", "3C"],
@@ -556,7 +556,7 @@ def test_tv29_kreights_whipsaw():
 
 
 def test_tv30_creights_last_seven_of_diamonds_beer():
-    g = Game("creights", 4, seed=30, dealer=3, deal_schedule=[8])
+    g = new_game("creights", 4, seed=30, dealer=3, deal_schedule=[8])
     g.set_position(
         hands=[["7D"], ["QH"], ["QS"], ["JH"]],
         stock=["KC", "KD"],
@@ -584,7 +584,7 @@ def test_tv30_creights_last_seven_of_diamonds_beer():
 
 
 def test_tv30_creights_no_beer_for_another_last_seven():
-    g = Game("creights", 4, seed=30, dealer=3, deal_schedule=[8])
+    g = new_game("creights", 4, seed=30, dealer=3, deal_schedule=[8])
     g.set_position(
         hands=[["7H"], ["QH"], ["QS"], ["JH"]], stock=["KC", "KD"], discard=["5H"], turn=0
     )
@@ -599,7 +599,7 @@ def test_tv30_creights_no_beer_for_another_last_seven():
 
 
 def test_tv30_creights_no_beer_for_a_seven_of_diamonds_not_last():
-    g = Game("creights", 4, seed=30, dealer=3, deal_schedule=[8])
+    g = new_game("creights", 4, seed=30, dealer=3, deal_schedule=[8])
     g.set_position(
         hands=[["7D", "KD"], ["QH", "JC"], ["QS", "JS"], ["JH", "10C"]],
         stock=["KC", "KS"],
@@ -626,7 +626,7 @@ def test_dv01_five_player_starter_five_pressure_ends_hand_at_once():
     ]
     deck = deal_order(hands, dealer=0, starter="5C", stock=["JC", "JD", "JH"])
     assert len(deck) == 44
-    g = Game("crates", 5, seed=1, dealer=0, deck=deck, no_kings_queens=True, deal_schedule=[8])
+    g = new_game("crates", 5, seed=1, dealer=0, deck=deck, no_kings_queens=True, deal_schedule=[8])
     assert g.game_over
     r = g.results[-1]
     assert r.ended_by == "pressure"
@@ -665,7 +665,7 @@ def test_dv01_five_player_starter_five_pressure_ends_hand_at_once():
     ids=["crates", "kreights"],
 )
 def test_dv02_count_draw_takes_two_pressures(preset, second, team_points, score_line):
-    g = Game(preset, 4, seed=2, dealer=3, deal_schedule=[8])
+    g = new_game(preset, 4, seed=2, dealer=3, deal_schedule=[8])
     g.set_position(
         hands=[["KH"], ["KD", "QD"], ["KS"], ["QH"]],
         stock=[],
@@ -700,7 +700,7 @@ def test_dv02_count_draw_takes_two_pressures(preset, second, team_points, score_
 
 
 def test_dv03_partnership_shares_the_pressure_counter():
-    g = Game("crates", 4, seed=3, dealer=3, deal_schedule=[8])
+    g = new_game("crates", 4, seed=3, dealer=3, deal_schedule=[8])
     g.set_position(
         hands=[["QC"], ["5H", "6H"], ["QS", "JD"], ["10H", "7D"]],
         stock=[],
@@ -745,7 +745,7 @@ def test_dv03_partnership_shares_the_pressure_counter():
 
 
 def test_dv04_five_draws_in_order_and_last_player_takes_the_pressure():
-    g = Game("crates", 4, seed=4, dealer=3, deal_schedule=[8])
+    g = new_game("crates", 4, seed=4, dealer=3, deal_schedule=[8])
     g.set_position(
         hands=[["5H", "KC", "QC"], ["KD", "QD", "JD"], ["KS", "QS", "JS"], ["4C", "4D", "4S"]],
         stock=["2C", "2D"],
@@ -778,7 +778,7 @@ def test_dv04_five_draws_in_order_and_last_player_takes_the_pressure():
 
 @pytest.mark.parametrize(("preset", "target"), [("kreights", 2), ("crates", 1), ("craits", 1)])
 def test_dv05_three_player_seven(preset, target):
-    g = Game(preset, 3, seed=5, dealer=2, deal_schedule=[8])
+    g = new_game(preset, 3, seed=5, dealer=2, deal_schedule=[8])
     g.set_position(
         hands=[["7H", "KC", "QC"], ["KD", "QD", "JD"], ["KS", "QS", "JS"]],
         stock=["2C", "2D"],
@@ -795,7 +795,7 @@ def test_dv05_three_player_seven(preset, target):
 
 
 def test_dv06_two_player_four_plays_again():
-    g = Game("crates", 2, seed=6, dealer=1, deal_schedule=[8])
+    g = new_game("crates", 2, seed=6, dealer=1, deal_schedule=[8])
     g.set_position(
         hands=[["4H", "KH", "QC"], ["KD", "QD", "JD"]],
         stock=["2C", "2D"],
@@ -811,7 +811,7 @@ def test_dv06_two_player_four_plays_again():
 
 
 def test_dv07_two_player_ten_flips_direction_opponent_plays():
-    g = Game("crates", 2, seed=7, dealer=1, deal_schedule=[8])
+    g = new_game("crates", 2, seed=7, dealer=1, deal_schedule=[8])
     g.set_position(
         hands=[["10H", "KH", "QC"], ["KD", "QD", "JH"]],
         stock=["2C", "2D"],
@@ -829,7 +829,7 @@ def test_dv07_two_player_ten_flips_direction_opponent_plays():
 
 
 def test_dv08_three_player_jack_hits_previous_player():
-    g = Game("crates", 3, seed=8, dealer=2, deal_schedule=[8])
+    g = new_game("crates", 3, seed=8, dealer=2, deal_schedule=[8])
     g.set_position(
         hands=[["JH", "KC", "QC"], ["KD", "QD", "KH"], ["KS", "QS", "JS"]],
         stock=["2C", "2D"],
@@ -848,7 +848,7 @@ def test_dv08_three_player_jack_hits_previous_player():
 
 
 def test_dv09_joker_sends_the_turn_back_and_is_transparent():
-    g = Game("crates", 4, seed=9, dealer=3, standig_jokers=True, deal_schedule=[8])
+    g = new_game("crates", 4, seed=9, dealer=3, standig_jokers=True, deal_schedule=[8])
     g.set_position(
         hands=[
             ["KC", "QC", "JC"],
@@ -883,7 +883,7 @@ def test_dv09_joker_sends_the_turn_back_and_is_transparent():
 
 
 def test_dv10_joker_on_joker_steps_back_twice():
-    g = Game("crates", 4, seed=10, standig_jokers=True, dealer=3, deal_schedule=[8])
+    g = new_game("crates", 4, seed=10, standig_jokers=True, dealer=3, deal_schedule=[8])
     g.set_position(
         hands=[["KH", "QS", "2D"], ["JK", "KD", "QD"], ["JK", "KC", "QC"], ["4C", "4D", "4S"]],
         stock=["2C", "3C"],
@@ -906,7 +906,7 @@ def test_dv10_joker_on_joker_steps_back_twice():
 
 
 def test_dv11_joker_in_the_count_adds_nothing():
-    g = Game("crates", 4, seed=11, standig_jokers=True, dealer=3, deal_schedule=[8])
+    g = new_game("crates", 4, seed=11, standig_jokers=True, dealer=3, deal_schedule=[8])
     g.set_position(
         hands=[["2S", "KC", "QC"], ["2H", "KD", "QD"], ["JK", "KH", "QS"], ["4C", "4D", "4S"]],
         stock=["5C", "6C", "7C", "9C", "10C"],
@@ -939,7 +939,7 @@ def test_dv11_joker_in_the_count_adds_nothing():
 
 
 def test_dv11_joker_in_the_count_prev_player_may_follow():
-    g = Game("crates", 4, seed=11, standig_jokers=True, dealer=3, deal_schedule=[8])
+    g = new_game("crates", 4, seed=11, standig_jokers=True, dealer=3, deal_schedule=[8])
     g.set_position(
         hands=[["2S", "KC", "QC"], ["2H", "AD", "KD"], ["JK", "KH", "QS"], ["4C", "4D", "4S"]],
         stock=["5C", "6C", "7C", "9C", "10C"],
@@ -959,7 +959,7 @@ def test_dv11_joker_in_the_count_prev_player_may_follow():
 
 
 def test_dv12_kreights_penalty_waits_for_a_non_count_turn():
-    g = Game("kreights", 4, seed=12, dealer=3, deal_schedule=[8])
+    g = new_game("kreights", 4, seed=12, dealer=3, deal_schedule=[8])
     g.set_position(
         hands=[
             ["AS", "JH", "QC", "JD"],

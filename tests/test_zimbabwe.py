@@ -13,16 +13,16 @@ import random
 
 import pytest
 
-from crates_env import Decision, Game, IllegalActionError, parse_action, score_hand
+from crates_env import Decision, Game, IllegalActionError, new_game, parse_action, score_hand
 from crates_env.events import texts
 
-from .scripted import act, last_log, names, new_game, since_setup, stacked
+from .scripted import act, last_log, names, short_game, since_setup, stacked
 
 STOCK = ["6H", "10D", "QH", "2S", "7S", "6S", "10C", "9H", "3H", "5H"]
 
 
 def zim(n=4, **options) -> Game:
-    return new_game("zimbabwe", n, schedule=[5], **options)
+    return short_game("zimbabwe", n, schedule=[5], **options)
 
 
 # --- TV-19 / C-29: what may follow 6♣ ------------------------------------------------------------
@@ -767,7 +767,7 @@ def test_game_ends_when_one_player_is_left():
 
 
 def test_a_whole_game_knocks_out_one_player_a_round():
-    g = Game("zimbabwe", 5, seed=11)
+    g = new_game("zimbabwe", 5, seed=11)
     rng = random.Random(3)
     while not g.game_over:
         g.apply(rng.choice(g.legal_actions()))

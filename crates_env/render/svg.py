@@ -77,4 +77,3 @@ def card_symbols(faces: Iterable[tuple[int | None, bool]]) -> str:
         + "</symbol>"
         for k, h in faces
     )
-
