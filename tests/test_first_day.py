@@ -420,7 +420,7 @@ def test_kill_9_of_eval_keeps_the_deals_it_finished(tmp_path):
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    names, points, shares = read_deals(deals)
+    names, points, shares, standings = read_deals(deals)
     kept = len(points)
     assert kept >= 1 and names == ["random", "random"]
     # the kept deals are those a run of that many deals plays, whole
@@ -428,6 +428,7 @@ def test_kill_9_of_eval_keeps_the_deals_it_finished(tmp_path):
     again = read_deals(tmp_path / "again" / "deals.csv")
     np.testing.assert_array_equal(points, again[1])
     np.testing.assert_array_equal(shares, again[2])
+    np.testing.assert_array_equal(standings, again[3])
 
 
 def test_a_torn_last_row_of_a_killed_run_is_left_out(tmp_path):
