@@ -106,7 +106,7 @@ def _best(allowed: np.ndarray, key: np.ndarray) -> np.ndarray:
 
 def _table_arrays(table: Table):
     """HeuristicAgent's table as its compiled twin reads it, or None where the compiled engine
-    does not play the table (``crates_env.vector.games.check_supported`` refuses it)."""
+    does not play the table (``crates_env.vector.vector_game.check_supported`` refuses it)."""
     from .heuristic_batch import TableArrays
 
     try:

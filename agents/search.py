@@ -26,7 +26,7 @@ action_mask)`` (``agents.decide`` does the right call for any agent; ``env`` is 
 or the reference ``Game`` itself); it uses only ``Game.resample_hidden`` for the seat to play and
 ``Game.clone``, so it never reads a card its seat cannot see. The rollouts of every move x
 re-deal of every decision searched together run as one batch of games
-(``crates_env.batch.game_batch``: the compiled engine wherever it plays the table), the base
+(``crates_env.engine_choice.game_batch``: the compiled engine wherever it plays the table), the base
 policy deciding every seat of every rollout a batch at a time.
 """
 
@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from crates_env.batch import game_batch
+from crates_env.engine_choice import game_batch
 from crates_env.game import Game
 from crates_env.rules import lead_over_others
 

@@ -1,6 +1,6 @@
 """``CratesVectorEnv``: ``Crates-v0`` for ``num_envs`` games at once, a native Gymnasium
-``VectorEnv`` over a batch of games (``crates_env.batch``: the compiled engine wherever it plays
-the table).
+``VectorEnv`` over a batch of games (``crates_env.batch.GameBatch``: the compiled engine wherever it
+plays the table, ``crates_env.engine_choice``).
 
 ``gym.make_vec("Crates-v0", num_envs=1024, vectorization_mode="vector_entry_point", ...)``
 builds it with the single env's options. Each game is one episode seen by the learner; the
@@ -26,8 +26,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from .actions import NUM_ACTIONS
-from .batch import ENGINES, game_batch
-from .batching import GameBatch
+from .batch import GameBatch
+from .engine_choice import ENGINES, game_batch
 from .rules import int_value
 from .settings import finite_number, one_of
 from .wrappers import Opponent, check_learner_seat, seat_opponents
@@ -350,7 +350,7 @@ class CratesVectorEnv(VectorEnv):
 
     def _new_games(self, slots: np.ndarray) -> None:
         lineups = [self.seating.new_game(int(i)) for i in slots]
-        self.games.start_from(slots, [lineup.deal for lineup in lineups])
+        self.games.reset_as_env([lineup.deal for lineup in lineups], slots)
         for i, lineup in zip(slots, lineups, strict=True):
             self._lineups[i] = lineup
             self._learner[i] = False

@@ -196,7 +196,7 @@ def test_the_rollouts_give_the_same_values_on_both_engines(seed, base, monkeypat
     a time (a network's forward pass, HeuristicAgent's compiled twin): the compiled engine and
     the batch of reference games play the same re-deals and rollouts, so the same values."""
     from agents import search
-    from crates_env.batch import game_batch
+    from crates_env.engine_choice import game_batch
 
     env, _, mask = _env_at(seed, stock_at_most=6)
     table, legal = Table.from_env(env), np.flatnonzero(mask)
@@ -238,7 +238,7 @@ def test_batched_rollouts_give_the_one_at_a_time_values_on_every_rule_system(tab
     """The rollouts run on the compiled engine on the Crazy Eights family and with misplay
     penalties too, and give the values the batch of reference games gives."""
     from agents import search
-    from crates_env.batch import game_batch
+    from crates_env.engine_choice import game_batch
 
     env, _, mask = _env_at(5, **table)
     legal = np.flatnonzero(mask)

@@ -10,10 +10,10 @@ from crates_env.env import raw_env
 from crates_env.rules import make_ruleset
 from crates_env.scoring import score_kinds
 from crates_env.vector import VectorGame
-from crates_env.vector.core import score_hand_counts
 from crates_env.vector.equivalence import Difference, play_both
-from crates_env.vector.games import rules_record
 from crates_env.vector.layout import STATE
+from crates_env.vector.table import score_hand_counts
+from crates_env.vector.vector_game import rules_record
 
 KREIGHTS_PENALTIES = {
     "misplay_mode": "penalize",

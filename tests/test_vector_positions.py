@@ -17,7 +17,7 @@ from crates_env import Decision, Game, parse_action
 from crates_env.env import legal_mask
 from crates_env.observation import Observer
 from crates_env.vector import VectorGame
-from crates_env.vector.games import game_record
+from crates_env.vector.vector_game import game_record
 
 from .scripted import short_game
 

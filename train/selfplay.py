@@ -33,7 +33,7 @@ from gymnasium.vector import AutoresetMode
 
 from agents import Table, make_agent
 from agents.base import decide_batch
-from crates_env.batch import compiled_refusal
+from crates_env.engine_choice import compiled_refusal
 from crates_env.env import raw_env
 from crates_env.vector_env import RANDOM, CratesVectorEnv, Lineup
 from train.metrics import game_summary_of_final

@@ -9,8 +9,8 @@ Each game is seeded from ``(seed, deal, lineup, seat)`` alone, so results are id
 the number of worker processes, Ray tasks or games played side by side.
 
 ``play_games`` plays a run of games side by side as one batch of games
-(``crates_env.batch.game_batch``: the compiled engine wherever it plays the table and no agent
-looks ahead in the reference engine's games), every agent at its own seat of its own game and
+(``crates_env.engine_choice.game_batch``: the compiled engine wherever it plays the table and no
+agent looks ahead in the reference engine's games), every agent at its own seat of its own game and
 the agents of one kind deciding together (``agents.decide_batch``: HeuristicAgent's compiled
 twin, one forward pass of a network, SearchAgent's rollouts together).
 """
@@ -28,7 +28,7 @@ import numpy as np
 from agents import Table, make_agent
 from agents.base import decide_batch
 from crates_env.actions import DRAW
-from crates_env.batch import game_batch
+from crates_env.engine_choice import game_batch
 from crates_env.game import Game
 from train.workers import serve_parent
 
@@ -155,7 +155,8 @@ def play_games(
         free = np.flatnonzero(~occupied)[: len(upcoming)]
         if free.size:
             dealt = [upcoming.pop() for _ in free]
-            batch.start_as_env(free, [seed_of(config.seed, task[0]) for _, task in dealt])
+            deals = [np.random.default_rng(seed_of(config.seed, task[0])) for _, task in dealt]
+            batch.reset_as_env(deals, free)
             for slot, (index, task) in zip(free, dealt, strict=True):
                 slots[slot] = _Game(config, table, index, task)
             occupied[free] = True
