@@ -170,11 +170,22 @@ class GameBatch(ABC):
         reshuffles and later deals). ``paid``: pressure points of the hand in play already
         rewarded (``raw_env``'s, with ``reward_timing="event"``)."""
 
-    @abstractmethod
     def copy_games(
         self, source: np.ndarray | Sequence[int], target: np.ndarray | Sequence[int]
     ) -> None:
         """Game ``source[i]`` copied into slot ``target[i]``: both play on identically."""
+        source = self._slots("source", source, distinct=False)
+        target = self._slots("target", target)
+        if len(source) != len(target):
+            raise ValueError(
+                f"copy_games needs as many target slots as source slots, not {len(target)} "
+                f"for {len(source)}"
+            )
+        self._copy_games(source, target)
+
+    @abstractmethod
+    def _copy_games(self, source: np.ndarray, target: np.ndarray) -> None:
+        """``copy_games`` of checked slots."""
 
     # ------------------------------------------------------------------ playing
     @property
@@ -205,14 +216,20 @@ class GameBatch(ABC):
         penalised (``Game.acceptable_actions``). Any other action raises ``ValueError`` naming
         the game, the action and the legal ones, and no game moves."""
 
-    @abstractmethod
     def random_actions(
         self, rng: np.random.Generator, mask: np.ndarray | None = None
     ) -> np.ndarray:
         """A uniformly random legal action in every game (``mask``: ``legal_mask()``'s, if
         already built): the legal action that one ``rng.random()`` a game picks."""
+        check_rng(rng)
+        mask = self.legal_mask() if mask is None else self._mask(mask)
+        return self._random_actions(mask, rng.random(self.num_games))
 
     @abstractmethod
+    def _random_actions(self, mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
+        """Per game, the legal action of ``mask`` at ``draws[i]`` (in [0, 1)) of the way
+        through its legal actions."""
+
     def play_random_seats(
         self,
         random_seats: np.ndarray,
@@ -225,6 +242,18 @@ class GameBatch(ABC):
         game, or in ``games``). Returns float64 ``[B]``: the rewards paid on those moves to seat
         ``paid_to[i]`` of game ``i``. ``rng`` draws the moves and is advanced. Finished games
         stay finished (``game_over``), whatever ``autoreset`` says."""
+        b, n = self.num_games, self.num_players
+        games = np.arange(b) if games is None else self._slots("games", games)
+        random_seats = self._flags("random_seats", random_seats, (b, n))
+        paid_to = self._seats("paid_to", paid_to)
+        check_rng(rng)
+        return self._play_random_seats(random_seats, paid_to, rng, games)
+
+    @abstractmethod
+    def _play_random_seats(
+        self, random_seats: np.ndarray, paid_to: np.ndarray, rng: np.random.Generator, games
+    ) -> np.ndarray:
+        """``play_random_seats`` with checked input (``games``: int64 slots)."""
 
     # ------------------------------------------------------------------ results
     @property
@@ -424,7 +453,7 @@ class ReferenceGames(GameBatch):
         self._check_slot(slot)
         payouts = self._games[slot]
         if payouts is None:
-            raise ValueError(f"slot {slot} holds no game yet: reset() or start() first")
+            raise ValueError(f"slot {slot} holds no game yet: reset() first")
         return payouts.game
 
     def paid_pressure_points(self, slot: int) -> list[int]:
@@ -470,16 +499,7 @@ class ReferenceGames(GameBatch):
         paid = self._loadable(game, slot, paid)
         self._load(slot, Payouts(game.clone(), self.settings, paid))
 
-    def copy_games(
-        self, source: np.ndarray | Sequence[int], target: np.ndarray | Sequence[int]
-    ) -> None:
-        source = self._slots("source", source, distinct=False)
-        target = self._slots("target", target)
-        if len(source) != len(target):
-            raise ValueError(
-                f"copy_games needs as many target slots as source slots, not {len(target)} "
-                f"for {len(source)}"
-            )
+    def _copy_games(self, source: np.ndarray, target: np.ndarray) -> None:
         copies = [self._live(int(s)).clone() for s in source]
         for slot, payouts in zip(target, copies, strict=True):
             self._load(int(slot), payouts)
@@ -487,7 +507,7 @@ class ReferenceGames(GameBatch):
     def _live(self, slot: int) -> Payouts:
         payouts = self._games[slot]
         if payouts is None:
-            raise ValueError(f"slot {slot} holds no game yet: reset() or start() first")
+            raise ValueError(f"slot {slot} holds no game yet: reset() first")
         return payouts
 
     # ------------------------------------------------------------------ playing
@@ -550,27 +570,14 @@ class ReferenceGames(GameBatch):
             self._restart(np.flatnonzero(ended))
         return rewards, ended
 
-    def random_actions(
-        self, rng: np.random.Generator, mask: np.ndarray | None = None
-    ) -> np.ndarray:
-        check_rng(rng)
-        mask = self.legal_mask() if mask is None else self._mask(mask)
-        picks = (rng.random(self.num_games) * mask.sum(axis=1)).astype(np.int64)
+    def _random_actions(self, mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
+        picks = (draws * mask.sum(axis=1)).astype(np.int64)
         return np.argmax(mask.cumsum(axis=1) > picks[:, None], axis=1).astype(np.int64)
 
-    def play_random_seats(
-        self,
-        random_seats: np.ndarray,
-        paid_to: np.ndarray,
-        rng: np.random.Generator,
-        games: np.ndarray | None = None,
+    def _play_random_seats(
+        self, random_seats: np.ndarray, paid_to: np.ndarray, rng: np.random.Generator, games
     ) -> np.ndarray:
-        b, n = self.num_games, self.num_players
-        games = np.arange(b) if games is None else self._slots("games", games)
-        random_seats = self._flags("random_seats", random_seats, (b, n))
-        paid_to = self._seats("paid_to", paid_to)
-        check_rng(rng)
-        totals = np.zeros(b)
+        totals = np.zeros(self.num_games)
         for i in games:
             payouts = self._games[i]
             g = payouts.game

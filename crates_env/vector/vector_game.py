@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..actions import NUM_ACTIONS
-from ..batch import GameBatch, check_out, check_rng
+from ..batch import GameBatch, check_out
 from ..cards import NUM_KINDS
 from ..crates import play_masks
 from ..eights import eights_masks
@@ -136,16 +136,7 @@ class VectorGame(GameBatch):
             self._seed_streams[slot] = export_state(np.random.default_rng([slot, 2]))
             self._streaming[slot] = True
 
-    def copy_games(
-        self, source: np.ndarray | Sequence[int], target: np.ndarray | Sequence[int]
-    ) -> None:
-        source = self._slots("source", source, distinct=False)
-        target = self._slots("target", target)
-        if len(source) != len(target):
-            raise ValueError(
-                f"copy_games needs as many target slots as source slots, not {len(target)} "
-                f"for {len(source)}"
-            )
+    def _copy_games(self, source: np.ndarray, target: np.ndarray) -> None:
         self.states[target] = self.states[source]
         self.game_over[target] = self.game_over[source]
 
@@ -205,27 +196,15 @@ class VectorGame(GameBatch):
         kernels.next_seeds(self._seed_streams, slots, seeds)
         self._deal(slots, seeds)
 
-    def random_actions(
-        self, rng: np.random.Generator, mask: np.ndarray | None = None
-    ) -> np.ndarray:
-        check_rng(rng)
-        mask = self.legal_mask() if mask is None else self._mask(mask)
+    def _random_actions(self, mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
         out = np.zeros(self.num_games, dtype=np.int64)
-        kernels.random_legal(mask, rng.random(self.num_games), out)
+        kernels.random_legal(mask, draws, out)
         return out
 
-    def play_random_seats(
-        self,
-        random_seats: np.ndarray,
-        paid_to: np.ndarray,
-        rng: np.random.Generator,
-        games: np.ndarray | None = None,
+    def _play_random_seats(
+        self, random_seats: np.ndarray, paid_to: np.ndarray, rng: np.random.Generator, games
     ) -> np.ndarray:
-        b, n = self.num_games, self.num_players
-        games = np.arange(b) if games is None else self._slots("games", games)
-        random_seats = self._flags("random_seats", random_seats, (b, n)).view(np.uint8)
-        paid_to = self._seats("paid_to", paid_to)
-        check_rng(rng)
+        random_seats = random_seats.view(np.uint8)
         row = export_state(rng)
         totals = np.zeros(self.num_games)
         kernels.play_random_seats(
