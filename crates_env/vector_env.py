@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from gymnasium import spaces
@@ -30,7 +30,7 @@ from .batch import GameBatch
 from .engine_choice import ENGINES, game_batch
 from .rules import int_value
 from .settings import finite_number, one_of
-from .wrappers import Opponent, check_learner_seat, seat_opponents
+from .wrappers import Opponent, Resetting, check_learner_seat, seat_opponents
 
 RANDOM = "random"  # a lineup whose opponents play uniformly random moves, in the engine
 FIRST_DECISION_TRIES = 1000  # games in a row that may end before the learner's first decision
@@ -51,6 +51,14 @@ class Lineup:
     learner: tuple[int, ...]  # every seat it plays: its own, and its partner's
     who: str
     agents: tuple[Any, ...] | None = None
+
+
+@runtime_checkable
+class BatchOpponent(Protocol):
+    """An opponent that decides many games at once (every ``agents.Agent``: a network's one
+    forward pass, HeuristicAgent's compiled twin): asked once for all the games waiting on it."""
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray: ...
 
 
 class Seating(Protocol):
@@ -114,7 +122,7 @@ class TableSeating:
             self._streams = [np.random.default_rng(s) for s in seeds]
             self._seat_rngs = [np.random.default_rng(s) for s in seeds]
         for agent in {id(a): a for a in self.opponents or () if a is not None}.values():
-            if hasattr(agent, "reset"):
+            if isinstance(agent, Resetting):
                 agent.reset()
 
     def new_game(self, slot: int) -> Lineup:
@@ -134,7 +142,7 @@ class TableSeating:
             by_agent.setdefault(id(agent), []).append(i)
         for members in by_agent.values():
             agent = agents[members[0]]
-            if hasattr(agent, "act_batch"):
+            if isinstance(agent, BatchOpponent):
                 actions[members] = agent.act_batch(observations[members], masks[members])
             else:
                 actions[members] = [agent.act(observations[i], masks[i]) for i in members]

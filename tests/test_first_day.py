@@ -520,7 +520,7 @@ def test_a_one_level_import_path_is_imported_with_a_pythonpath_hint(tmp_path, mo
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     table = Table.from_rules("crates", 4)
-    assert type(make_agent("my_bots:MyAgent", table)).__name__ == "MyAgent"
+    assert type(make_agent("my_bots:MyAgent", table).agent).__name__ == "MyAgent"  # adapted
 
 
 @pytest.mark.parametrize("name", ["gone.pt", "gone.zip", "runs/x/gone.pt2"])

@@ -5,9 +5,10 @@ and payouts, the batch interface ``crates_env.batch``) <- its compiled twin (``c
 and the environment (``crates_env.env``, the Gymnasium wrapper, ``crates_v0``, and its pictures
 of the table, ``crates_env.render``) <- agents <- training <- the command line. The choice of
 engine for a batch of games (``crates_env.engine_choice``) reads the engine and the twin; the
-Gymnasium vector env (``crates_env.vector_env``) reads the choice and the environment. Evaluation needs nothing of
-training but its worker processes and the rule checks of the config; the twin's differential
-check (``crates_env.vector.equivalence``) reads the twin and the environment.
+Gymnasium vector env (``crates_env.vector_env``) reads the choice and the environment.
+Evaluation needs nothing of training but its worker processes and the rule checks of the
+config; the twin's differential check (``crates_env.vector.equivalence``) reads the twin and
+the environment.
 """
 
 from __future__ import annotations
@@ -213,6 +214,17 @@ def _loaded_by(statement: str, libraries: tuple[str, ...]) -> list[str]:
 def test_the_engine_and_its_twin_load_no_rl_library(package):
     libraries = ("gymnasium", "pettingzoo", "torch", "matplotlib")
     assert _loaded_by(f"import {package}", libraries) == []
+
+
+def test_the_scripted_agents_load_neither_pettingzoo_nor_gymnasium():
+    """RandomAgent, GreedyAgent and HeuristicAgent at a table need the engine's numpy modules
+    alone (a network's agent loads torch only when its checkpoint is loaded)."""
+    statement = (
+        "from agents import GreedyAgent, HeuristicAgent, RandomAgent, Table; "
+        "t = Table.from_rules('crates', 4); [RandomAgent(0), GreedyAgent(t), HeuristicAgent(t)]"
+    )
+    libraries = ("gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib")
+    assert _loaded_by(statement, libraries) == []
 
 
 @pytest.mark.parametrize("package", ["crates_env.render", "crates_env.env"])

@@ -106,16 +106,16 @@ class OpponentPool:
         return names[int(self.rng.choice(len(names), p=p))]
 
     def act_batch(
-        self, who: str, agents: list[Any] | None, obs: np.ndarray, masks: np.ndarray, envs=None
+        self, who: str, agents: list[Any] | None, obs: np.ndarray, masks: np.ndarray, games=None
     ):
         """Actions for a group of pending moves by the same opponent: a snapshot's in one
-        forward pass, scripted agents' a kind at a time (``agents.decide_batch``; ``envs``:
+        forward pass, scripted agents' a kind at a time (``agents.decide_batch``; ``games``:
         their games, for an agent that looks ahead in them)."""
         if who.startswith("snapshot:"):
             policy = self.snapshots[int(who.split(":")[1])]
             actions, _ = policy.predict(obs, action_masks=masks, deterministic=False)
             return np.asarray(actions, dtype=np.int64)
-        return decide_batch(agents, obs, masks, envs)
+        return decide_batch(agents, obs, masks, games)
 
 
 def learner_seats(rules, seed: int) -> set[int]:
@@ -163,10 +163,9 @@ class PoolSeating:
         if who.startswith("snapshot:") and self.privileged:
             hidden = games.observe_hidden(games.to_play)[rows]
             observations = np.concatenate([observations, hidden], axis=1)
-        envs = None
-        if agents is not None and any(getattr(a, "needs_env", False) for a in agents):
-            envs = [games.game(int(i)) for i in rows]
-        return self.pool.act_batch(who, agents, observations, masks, envs)
+        ahead = agents is not None and any(a.looks_ahead for a in agents)
+        in_play = [games.game(int(i)) for i in rows] if ahead else None
+        return self.pool.act_batch(who, agents, observations, masks, in_play)
 
 
 class SelfPlayEnv(CratesVectorEnv):

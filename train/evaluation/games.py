@@ -121,8 +121,7 @@ def looks_ahead(config: EvalConfig, table: Table) -> bool:
     """Whether an agent of ``config`` looks ahead in the reference engine's game
     (SearchAgent): its games then run on that engine; ``engine="vector"`` says it cannot."""
     ahead = any(
-        getattr(make_agent(spec, table, seed=0), "needs_env", False)
-        for spec in dict.fromkeys(config.agents)
+        make_agent(spec, table, seed=0).looks_ahead for spec in dict.fromkeys(config.agents)
     )
     if ahead and config.engine == "vector":
         raise ValueError("engine='vector' cannot play an agent that looks ahead in the game")
@@ -165,9 +164,9 @@ def play_games(
         to_play = batch.to_play
         observations, masks = batch.observe()[rows], batch.legal_mask()[rows]
         agents = [slots[i].seats[to_play[i]] for i in rows]
-        envs = [batch.game(int(i)) for i in rows] if ahead else None
+        games = [batch.game(int(i)) for i in rows] if ahead else None
         actions = np.zeros(batch.num_games, dtype=np.int64)
-        actions[rows] = decide_batch(agents, observations, masks, envs)
+        actions[rows] = decide_batch(agents, observations, masks, games)
         for i in rows if watch is not None else ():
             watch(batch.game(int(i)), int(actions[i]))
         for k in np.flatnonzero(actions[rows] == DRAW):  # the count a draw picks up (0: none)
