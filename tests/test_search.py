@@ -146,7 +146,8 @@ def test_search_demonstrations_come_from_two_processes():
 def test_search_sits_at_the_table_in_eval_and_in_self_play(tmp_path, capsys):
     from crates_env.batch import ReferenceGames
     from train.cli import main
-    from train.selfplay import LearnerSpec, PoolSpec, make_batch
+    from train.opponents import PoolSpec
+    from train.selfplay import LearnerSpec, make_batch
 
     argv = ["eval", "--agents", "search", "heuristic", "--deals", "1", "--workers", "1"]
     rule = ["--rule", "deal_schedule=[2, 1]", "--quiet", "--no-tensorboard"]

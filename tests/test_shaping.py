@@ -11,8 +11,9 @@ import pytest
 from crates_env import new_game
 from crates_env.rules import make_ruleset
 from train.config import load_config
+from train.opponents import PoolSpec
 from train.ppo import STATE, train
-from train.selfplay import LearnerSpec, PoolSpec, make_batch
+from train.selfplay import LearnerSpec, make_batch
 from train.shaping import PressureShaping
 
 CRATES = make_ruleset("crates", 4)

@@ -32,8 +32,9 @@ from agents.base import decide_batch
 from crates_env.env import raw_env
 from train.config import TrainConfig, WarmStartConfig
 from train.files import load_arrays, save_arrays
+from train.opponents import PoolSpec
 from train.progress import Progress
-from train.selfplay import LearnerSpec, PoolSpec, make_batch, worker_seeds
+from train.selfplay import LearnerSpec, make_batch, worker_seeds
 from train.shaping import PressureShaping
 from train.workers import core_share, serve_parent, torch_threads
 
