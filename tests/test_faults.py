@@ -171,7 +171,7 @@ def test_a_ray_worker_that_dies_past_its_retries_stops_in_one_line(monkeypatch, 
     import train.evaluation.on_ray as on_ray
 
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
-    monkeypatch.setattr(on_ray, "RETRIES", 0)
+    monkeypatch.setattr(on_ray, "RAY_RETRIES", 0)
     monkeypatch.chdir(tmp_path)
     killed: list[int] = []
     killer = _kill_a_playing_ray_worker(killed)
