@@ -15,7 +15,7 @@ Two engines play the rule systems, siblings on this shared base:
 methods.
 
 This module holds what both families do the same way: the deal, the stock and the discard pile,
-the draw procedure D of RULES.md §1.15 with its reshuffles and shuffle pressures, applying,
+the draw procedure D of docs/rules.md §1.15 with its reshuffles and shuffle pressures, applying,
 screening and refusing actions, the hand and game lifecycle and the results. The state lives in
 three values (``crates_env.state``: game, hand, turn); ``clone()`` copies them, and
 ``resample_hidden(seat, rng)`` re-deals what a seat cannot see. ``view(seat)`` is everything a
@@ -604,8 +604,9 @@ class Game(ABC):
 
     # ------------------------------------------------------------------ drawing (procedure D)
     def _draw(self, seat: int, k: int) -> int:
-        """Procedure D of RULES.md §1.15: ``seat`` draws ``k`` cards, refilling the stock when it
-        runs out; returns the number drawn (fewer only when zimbabwe has nothing to reshuffle)."""
+        """Procedure D of docs/rules.md §1.15: ``seat`` draws ``k`` cards, refilling the stock when
+        it runs out; returns the number drawn (fewer only when zimbabwe has nothing to
+        reshuffle)."""
         hs = self.hand_state
         stock = hs.stock
         if len(stock) < k:

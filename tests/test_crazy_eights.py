@@ -1,9 +1,9 @@
 """Scripted deals for ``crazy_eights``, the basic game of [003:22-49].
 
-RULES.md vectors TV-18, TV-20, DV-26, DV-27 and edge cases E-62, E-63, E-64 (C-22, C-54), plus the
-open-ended game: hands repeat until someone reaches the target, the highest score wins, and a
-``max_hands`` guard truncates. Every test stacks the deck or scripts a position and checks exact
-hands, scores, event lines and legal actions.
+docs/rules.md vectors TV-18, TV-20, DV-26, DV-27 and edge cases E-62, E-63, E-64 (C-22, C-54),
+plus the open-ended game: hands repeat until someone reaches the target, the highest score wins,
+and a ``max_hands`` guard truncates. Every test stacks the deck or scripts a position and checks
+exact hands, scores, event lines and legal actions.
 """
 
 from __future__ import annotations

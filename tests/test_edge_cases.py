@@ -1,4 +1,4 @@
-"""Scripted deals for RULES.md §2.3 (DV-13..DV-20, DV-28..DV-30) and the §4 edge cases of the
+"""Scripted deals for docs/rules.md §2.3 (DV-13..DV-20, DV-28..DV-30) and the §4 edge cases of the
 Crates family (E-7 .. E-53), plus the kreights/craits toggles that change play.
 
 Every test stacks the deck (``deck=``) or scripts a position (``set_position``) and checks exact

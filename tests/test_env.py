@@ -719,7 +719,7 @@ def test_wild_starter_suit_hides_the_dealers_hand():
 
 
 def test_wild_starter_suit_observation_does_not_depend_on_the_dealers_hand():
-    """RULES.md P4: the dealer names the suit before seeing its hand, so nothing in its
+    """docs/rules.md P4: the dealer names the suit before seeing its hand, so nothing in its
     observation may depend on the hand. Swapping the dealer's cards with seat 1's (same sizes,
     same public cards) must give the dealer the same observation."""
     a = starter_eight_env(STARTER_HANDS)

@@ -1,4 +1,4 @@
-"""``misplay_mode="penalize"`` (RULES.md P1, §1.12, TV-16, E-6, E-52, C-24, C-36).
+"""``misplay_mode="penalize"`` (docs/rules.md P1, §1.12, TV-16, E-6, E-52, C-24, C-36).
 
 Penalised misplays, applied as the seeds say instead of refused:
 

@@ -1,4 +1,4 @@
-"""Property tests of the engine over random legal play (RULES.md §0.3, §1.7, §1.10, §1.15).
+"""Property tests of the engine over random legal play (docs/rules.md §0.3, §1.7, §1.10, §1.15).
 
 Hypothesis draws the game seed (deals and reshuffles), the seed of the ``random.Random`` that picks
 every action among ``legal_actions()``, and for short games the deal schedule and first dealer.

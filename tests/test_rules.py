@@ -1,4 +1,5 @@
-"""Rule systems as data: make_ruleset validation and resolved fields (RULES.md §1, §1.14, §2.1)."""
+"""Rule systems as data: make_ruleset validation and resolved fields (docs/rules.md §1, §1.14,
+§2.1)."""
 
 from __future__ import annotations
 
@@ -423,7 +424,7 @@ def test_kreights_three_mutual_cancel_is_on_by_default_only_in_kreights():
     assert make_ruleset("crates").kreights_three_mutual_cancel is False
 
 
-# A 2 3 4 5 6 7 8 9 10 J Q K Joker (RULES.md §1.8)
+# A 2 3 4 5 6 7 8 9 10 J Q K Joker (docs/rules.md §1.8)
 CRATES_POINTS = (1, 20, 3, 15, 30, 30, 20, 50, 30, 25, 10, 10, 10, 40)
 
 
@@ -452,7 +453,7 @@ def test_point_tables(preset, points):
     ],
 )
 def test_raw_total_of_52_cards(preset, raw_total):
-    # RULES.md §1.8 last row: four of each rank A..K.
+    # docs/rules.md §1.8 last row: four of each rank A..K.
     assert 4 * sum(make_ruleset(preset).points[:13]) == raw_total
 
 
@@ -593,7 +594,7 @@ def test_describe_is_plain_data_without_the_deck():
     assert d["schedule"] == STANDARD
 
 
-# --- crazy_eights and zimbabwe (RULES.md §1, TV-20, DV-25) ----------------------------------------
+# --- crazy_eights and zimbabwe (docs/rules.md §1, TV-20, DV-25) --------------------------------
 
 
 @pytest.mark.parametrize(("preset", "lo", "hi"), [("crazy_eights", 2, 7), ("zimbabwe", 2, 7)])

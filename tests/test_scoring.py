@@ -1,4 +1,4 @@
-"""Hand scoring and shuffle-pressure values (RULES.md §1.8-1.10, §1.15, §2.1, §2.2)."""
+"""Hand scoring and shuffle-pressure values (docs/rules.md §1.8-1.10, §1.15, §2.1, §2.2)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def test_hand_helper():
     assert hand("") == []
 
 
-# --- RULES.md §2.2: the seed hands scored under every preset ----------------------------------
+# --- docs/rules.md §2.2: the seed hands scored under every preset -----------------------------
 
 COLUMNS = {
     "crates": ("crates", {}),
@@ -98,7 +98,7 @@ def test_table_2_2_joker_alone_is_40():
     assert score_hand(["JK"], "crates", standig_jokers=True) == 40
 
 
-# --- RULES.md §2.1: the seed examples --------------------------------------------------------
+# --- docs/rules.md §2.1: the seed examples --------------------------------------------------------
 
 
 def test_tv01_crates_threes_cover_the_6_and_the_2():
@@ -294,7 +294,7 @@ def test_unknown_progression_raises():
 
 # --- property: the closed forms are the minimum over every legal way to cover ----------------
 
-# RULES.md §1.8 point values by rank letter, written out independently of crates_env.rules.
+# docs/rules.md §1.8 point values by rank letter, written out independently of crates_env.rules.
 _BASE = {"A": 1, "2": 20, "3": 3, "4": 15, "5": 30, "6": 30, "7": 20, "8": 50, "9": 30}
 _BASE |= {"10": 25, "J": 10, "Q": 10, "K": 10, "JK": 40}
 POINTS = {

@@ -1,4 +1,4 @@
-"""Scripted deals for the RULES.md §2 test vectors, part A.
+"""Scripted deals for the docs/rules.md §2 test vectors, part A.
 
 Seed examples TV-03, TV-15, TV-17, TV-21..TV-25, TV-27, TV-29, TV-30 and derived vectors DV-01 to
 DV-12. Every test drives the engine through a stacked deck (``deck=``) or a scripted position

@@ -1,6 +1,6 @@
 """Scripted deals for ``zimbabwe``, the Zimbabwean variation of Crazy Eights [003:51-146].
 
-RULES.md vectors TV-19, DV-21..DV-25 and edge cases E-55..E-61 (C-23, C-25..C-29, C-57): legal
+docs/rules.md vectors TV-19, DV-21..DV-25 and edge cases E-55..E-61 (C-23, C-25..C-29, C-57): legal
 plays, offensive cards and their stacking, blocks, 7 skips and their deflection, the J's two
 reversals, the K, the 8 and its counter, several cards of one rank in one play, "in air", the round
 scores and the elimination with its tie-break draws, until one player is left. Every test scripts a

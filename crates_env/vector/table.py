@@ -278,7 +278,7 @@ def score_hand_counts(R, counts):
 
 @njit(cache=True)
 def _score_threes(R, counts):
-    """``score_kinds`` for a hand that holds threes (RULES.md §1.15)."""
+    """``score_kinds`` for a hand that holds threes (docs/rules.md §1.15)."""
     threes = 0
     total_cards = 0
     plain_sum = 0
