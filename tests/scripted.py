@@ -37,15 +37,13 @@ def short_game(preset="crates", n=4, schedule=(8,), dealer=0, **options) -> Game
 def tiny_maskable_ppo(steps: int):
     """A MaskablePPO on short games (2- and 1-card hands) after ``steps`` of learning, torch on
     one thread for the test's duration."""
-    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import Logger
 
     from crates_env.wrappers import CratesGymEnv
+    from train.workers import torch_threads
 
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with torch_threads(1):
         env = CratesGymEnv(deal_schedule=[2, 1])
         model = MaskablePPO(
             "MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu"
@@ -53,8 +51,6 @@ def tiny_maskable_ppo(steps: int):
         # SB3 left on its own makes an empty log folder in the system's temp dir every learn()
         model.set_logger(Logger(folder=None, output_formats=[]))
         model.learn(steps)
-    finally:
-        torch.set_num_threads(threads)
     return model, env
 
 

@@ -173,9 +173,13 @@ def test_torch_threads_are_as_they_were_after_a_run(tmp_path):
 
     from .test_train import tiny
 
+    before = torch.get_num_threads()
     torch.set_num_threads(2)
-    train(tiny(tmp_path))
-    assert torch.get_num_threads() == 2
+    try:
+        train(tiny(tmp_path))
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)  # the rest of the suite's, as it was
 
 
 def test_a_busy_core_is_not_free():

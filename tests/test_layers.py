@@ -237,3 +237,13 @@ def test_matplotlib_loads_only_when_a_frame_is_drawn(package):
         "e.reset(seed=0); e.render()"
     )
     assert _loaded_by(draw, ("matplotlib",)) == ["matplotlib"]
+
+
+@pytest.mark.parametrize("package", ["train", "train.evaluation", "train.cli"])
+def test_each_packages_map_names_every_module_in_it(package):
+    """The docstring of a package of ``train`` names each of its modules (``name``), so the
+    map a newcomer reads first is never stale."""
+    folder = ROOT.joinpath(*package.split("."))
+    doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text())) or ""
+    modules = {p.stem for p in folder.glob("*.py") if not p.stem.startswith("__")}
+    assert modules and sorted(m for m in modules if f"``{m}``" not in doc) == []

@@ -21,7 +21,8 @@ from train.selfplay import LearnerSpec, observation_space_of
 from .scripted import short_game
 from .test_train import tiny
 
-torch.set_num_threads(1)
+# torch on one thread while these tests run (the suite's threads as they were after them)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def test_hidden_state_shows_the_other_hands_by_seat_and_the_stock_in_drawing_order():

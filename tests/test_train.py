@@ -7,7 +7,6 @@ import json
 
 import numpy as np
 import pytest
-import torch
 
 from crates_env.batch import ReferenceGames
 from crates_env.vector import VectorGame
@@ -17,7 +16,8 @@ from train.opponents import OpponentPool, PoolSpec
 from train.ppo import LATEST, STATE, make_vec_env, train
 from train.selfplay import LearnerSpec, make_batch
 
-torch.set_num_threads(1)
+# torch on one thread while these tests run (the suite's threads as they were after them)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 TINY = [
     "workers=0",
