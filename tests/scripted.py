@@ -9,6 +9,8 @@ from functools import cache
 from crates_env import Game, new_game, parse_action
 from crates_env.events import Event, texts
 
+ALL_SUITS = ["suit C", "suit D", "suit H", "suit S"]  # every suit a wild may name, in action order
+
 
 def deal_order(
     hands: Sequence[Sequence[str]], dealer: int, starter: str, stock: Sequence[str] = ()

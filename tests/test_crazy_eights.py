@@ -13,9 +13,7 @@ import pytest
 from crates_env import Decision, Game, IllegalActionError, new_game, parse_action
 from crates_env.events import texts
 
-from .scripted import act, last_log, log_texts, names, short_game, since_setup, stacked
-
-ALL_SUITS = ["suit C", "suit D", "suit H", "suit S"]
+from .scripted import ALL_SUITS, act, last_log, log_texts, names, short_game, since_setup, stacked
 
 
 def crazy(n=3, **options) -> Game:
