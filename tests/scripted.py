@@ -1,4 +1,9 @@
-"""Helpers for scripted-deal tests: stacked decks, actions by name, event logs."""
+"""Helpers for scripted-deal tests: stacked decks, actions by name, event logs.
+
+The rules' tests (``test_count.py``, ``test_pressures.py``, ``test_one_card_call.py``, ...) stack
+the deck (``deck=``) or script a position (``set_position``) and check exact hands, scores, event
+lines, the seat to play and the legal actions. Card order in ``g.hand()`` and ``cards_left`` is
+the engine's: clubs, diamonds, hearts, spades, and A, 2, ..., 10, J, Q, K inside a suit."""
 
 from __future__ import annotations
 
@@ -36,9 +41,10 @@ def short_game(preset="crates", n=4, schedule=(8,), dealer=0, **options) -> Game
     return new_game(preset, n, seed=0, dealer=dealer, deal_schedule=list(schedule), **options)
 
 
-def tiny_maskable_ppo(steps: int):
-    """A MaskablePPO on short games (2- and 1-card hands) after ``steps`` of learning, torch on
-    one thread for the test's duration."""
+def tiny_maskable_ppo(steps: int, **env_kwargs):
+    """A MaskablePPO on short games (2- and 1-card hands; ``env_kwargs``: more of the wrapper's
+    keyword arguments) after ``steps`` of learning, torch on one thread for the test's
+    duration."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import Logger
 
@@ -46,7 +52,7 @@ def tiny_maskable_ppo(steps: int):
     from train.workers import torch_threads
 
     with torch_threads(1):
-        env = CratesGymEnv(deal_schedule=[2, 1])
+        env = CratesGymEnv(deal_schedule=[2, 1], **env_kwargs)
         model = MaskablePPO(
             "MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu"
         )

@@ -2,35 +2,16 @@
 cannot add draws the total; a player who went out stays in it, and when it is drawn the hand ends
 unless the preset goes on (docs/rules.md §1.5, §4.2: TV-15, TV-17, DV-13, DV-14, E-7, E-12,
 E-14, E-53, C-13).
-
-Every test stacks the deck (``deck=``) or scripts a position (``set_position``) and checks exact
-hands, scores, event lines, the seat to play and the legal actions. Card order in ``g.hand()``
-and ``cards_left`` is the engine's: clubs, diamonds, hearts, spades, and A, 2, ..., 10, J, Q, K
-inside a suit.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from crates_env import (
-    Decision,
-    IllegalActionError,
-    new_game,
-    parse_action,
-)
+from crates_env import Decision, IllegalActionError, new_game, parse_action
 from crates_env.events import texts
 
-from .scripted import (
-    act,
-    last_log,
-    log_texts,
-    names,
-    same,
-    short_game,
-    since_setup,
-    stacked,
-)
+from .scripted import act, last_log, log_texts, names, same, short_game, since_setup, stacked
 
 # --- TV-15: the round of one ----------------------------------------------------------------------
 

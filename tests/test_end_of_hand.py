@@ -1,31 +1,16 @@
 """The end of a hand and of the game: the last card's effect before scoring, scoring limits,
 creights' beer, the kreights barometer, craits' going out for -10, and ties at the end
 (docs/rules.md §1.7, §1.13, §4.6: TV-30, E-45, E-46, E-50).
-
-Every test stacks the deck (``deck=``) or scripts a position (``set_position``) and checks exact
-hands, scores, event lines, the seat to play and the legal actions. Card order in ``g.hand()``
-and ``cards_left`` is the engine's: clubs, diamonds, hearts, spades, and A, 2, ..., 10, J, Q, K
-inside a suit.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from crates_env import (
-    new_game,
-    score_hand,
-)
+from crates_env import new_game, score_hand
 from crates_env.events import texts
 
-from .scripted import (
-    act,
-    last_log,
-    log_texts,
-    same,
-    short_game,
-    since_setup,
-)
+from .scripted import act, last_log, log_texts, same, short_game, since_setup
 
 # --- TV-30: a beer for a last 7 of diamonds -------------------------------------------------------
 

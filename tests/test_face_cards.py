@@ -1,27 +1,14 @@
 """craits face cards (``craits_face_cards``): jack runs, the queen of spades, the king's three
 cards, and these cards at the end of a hand (docs/rules.md §1.14, §4.6: DV-18 to DV-20, E-48,
 E-49).
-
-Every test stacks the deck (``deck=``) or scripts a position (``set_position``) and checks exact
-hands, scores, event lines, the seat to play and the legal actions. Card order in ``g.hand()``
-and ``cards_left`` is the engine's: clubs, diamonds, hearts, spades, and A, 2, ..., 10, J, Q, K
-inside a suit.
 """
 
 from __future__ import annotations
 
-from crates_env import (
-    Decision,
-)
+from crates_env import Decision
 from crates_env.events import texts
 
-from .scripted import (
-    ALL_SUITS,
-    act,
-    last_log,
-    short_game,
-    since_setup,
-)
+from .scripted import ALL_SUITS, act, last_log, short_game, since_setup
 
 # --- DV-18 / DV-19 / DV-20: craits face cards -----------------------------------------------------
 

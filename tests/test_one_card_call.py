@@ -1,36 +1,16 @@
 """When the one-card call is due, per preset: plays from two cards, 6s and Coopers (single and
 two-card), creights' per-turn call, the one-card hand and ``craits_one_card_on_deal``
 (docs/rules.md §1.6, §4.3: TV-22 to TV-24, DV-15, DV-16, E-16 to E-21, E-25).
-
-Every test stacks the deck (``deck=``) or scripts a position (``set_position``) and checks exact
-hands, scores, event lines, the seat to play and the legal actions. Card order in ``g.hand()``
-and ``cards_left`` is the engine's: clubs, diamonds, hearts, spades, and A, 2, ..., 10, J, Q, K
-inside a suit.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from crates_env import (
-    Decision,
-    Game,
-    IllegalActionError,
-    new_game,
-    parse_action,
-)
+from crates_env import Decision, Game, IllegalActionError, new_game, parse_action
 from crates_env.events import texts
 
-from .scripted import (
-    act,
-    last_log,
-    log_texts,
-    names,
-    same,
-    short_game,
-    since_setup,
-    stacked,
-)
+from .scripted import act, last_log, log_texts, names, same, short_game, since_setup, stacked
 
 # --- TV-22 / TV-23: a single-card Cooper ----------------------------------------------------------
 

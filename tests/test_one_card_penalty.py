@@ -1,28 +1,14 @@
 """What a missed one-card call costs and when it is served: the next non-count turn, turns
 skipped or replayed, craits' idiot card, a clean kreights player who still owes it, the kreights
 mulligan (docs/rules.md §1.6, §4.3: DV-12, DV-17, E-22 to E-24, E-51).
-
-Every test stacks the deck (``deck=``) or scripts a position (``set_position``) and checks exact
-hands, scores, event lines, the seat to play and the legal actions. Card order in ``g.hand()``
-and ``cards_left`` is the engine's: clubs, diamonds, hearts, spades, and A, 2, ..., 10, J, Q, K
-inside a suit.
 """
 
 from __future__ import annotations
 
-from crates_env import (
-    new_game,
-)
+from crates_env import new_game
 from crates_env.events import texts
 
-from .scripted import (
-    act,
-    last_log,
-    names,
-    same,
-    short_game,
-    since_setup,
-)
+from .scripted import act, last_log, names, same, short_game, since_setup
 
 # --- DV-12: a one-card penalty waits out a count --------------------------------------------------
 

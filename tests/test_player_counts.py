@@ -1,32 +1,16 @@
 """Player counts, partnerships and direction: who a 4, 7, 10, J or Joker hits with two or three
 players, the partner a 7 hits, shared pressure counters, the whipsaw, and the dealer following
 the direction in craits (docs/rules.md §1.4, §4.5: TV-25, TV-29, DV-05 to DV-08, E-36 to E-43).
-
-Every test stacks the deck (``deck=``) or scripts a position (``set_position``) and checks exact
-hands, scores, event lines, the seat to play and the legal actions. Card order in ``g.hand()``
-and ``cards_left`` is the engine's: clubs, diamonds, hearts, spades, and A, 2, ..., 10, J, Q, K
-inside a suit.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from crates_env import (
-    Decision,
-    new_game,
-)
+from crates_env import Decision, new_game
 from crates_env.events import texts
 
-from .scripted import (
-    act,
-    deal_order,
-    last_log,
-    names,
-    same,
-    short_game,
-    since_setup,
-)
+from .scripted import act, deal_order, last_log, names, same, short_game, since_setup
 
 # --- TV-25: card for my partner -------------------------------------------------------------------
 

@@ -1,31 +1,17 @@
 """Shuffle pressures: procedure D past an empty stock, the doubling values, partnerships' shared
 counter, several pressures in one draw, and the hand that ends when nothing is left to reshuffle
 (docs/rules.md §1.10, §1.15, §4.1: TV-03, TV-21, DV-01 to DV-04).
-
-Every test stacks the deck (``deck=``) or scripts a position (``set_position``) and checks exact
-hands, scores, event lines, the seat to play and the legal actions. Card order in ``g.hand()``
-and ``cards_left`` is the engine's: clubs, diamonds, hearts, spades, and A, 2, ..., 10, J, Q, K
-inside a suit.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from crates_env import (
-    new_game,
-)
+from crates_env import new_game
 from crates_env.events import texts
 from crates_env.scoring import pressure_value
 
-from .scripted import (
-    act,
-    deal_order,
-    log_texts,
-    names,
-    same,
-    since_setup,
-)
+from .scripted import act, deal_order, log_texts, names, same, since_setup
 
 # --- TV-03: partnership pressures across hands ----------------------------------------------------
 

@@ -1,26 +1,14 @@
 """Standig Jokers (``standig_jokers``): the turn goes back a seat, the Joker is transparent, a
 Joker on a Joker steps back twice, and a Joker in the count adds nothing (docs/rules.md §1.14:
 DV-09 to DV-11).
-
-Every test stacks the deck (``deck=``) or scripts a position (``set_position``) and checks exact
-hands, scores, event lines, the seat to play and the legal actions. Card order in ``g.hand()``
-and ``cards_left`` is the engine's: clubs, diamonds, hearts, spades, and A, 2, ..., 10, J, Q, K
-inside a suit.
 """
 
 from __future__ import annotations
 
-from crates_env import (
-    new_game,
-)
+from crates_env import new_game
 from crates_env.events import texts
 
-from .scripted import (
-    act,
-    names,
-    same,
-    since_setup,
-)
+from .scripted import act, names, same, since_setup
 
 # --- DV-09 .. DV-11: Standig Jokers ---------------------------------------------------------------
 

@@ -1,11 +1,6 @@
 """The deal and the starter: the kreights seven-card schedule, the first dealer by low card, wild
 starters named before the hand is seen, and what each starter card does in each preset
 (docs/rules.md §1.1, §1.2, §4.4: TV-27, DV-28 to DV-30, E-26 to E-35).
-
-Every test stacks the deck (``deck=``) or scripts a position (``set_position``) and checks exact
-hands, scores, event lines, the seat to play and the legal actions. Card order in ``g.hand()``
-and ``cards_left`` is the engine's: clubs, diamonds, hearts, spades, and A, 2, ..., 10, J, Q, K
-inside a suit.
 """
 
 from __future__ import annotations
@@ -23,13 +18,7 @@ from crates_env import (
 from crates_env.events import texts
 from crates_env.game import lowest_cards
 
-from .scripted import (
-    ALL_SUITS,
-    act,
-    log_texts,
-    short_game,
-    stacked,
-)
+from .scripted import ALL_SUITS, act, log_texts, short_game, stacked
 
 # --- TV-27: kreights seven-card format ------------------------------------------------------------
 
