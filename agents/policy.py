@@ -95,17 +95,11 @@ class PolicyAgent(Agent):
             actions = np.where(masks[:, ANNOUNCE], ANNOUNCE, actions)
         return actions.astype(np.int64)
 
-    def explain(
-        self,
-        observation: np.ndarray,
-        action_mask: np.ndarray,
-        *,
-        game: Game | None = None,
-        search: bool = False,
-    ) -> Explanation:
+    def explain(self, observation: np.ndarray, action_mask: np.ndarray, **_: Any) -> Explanation:
         """The network's probability of each legal move (its softmax over them) and its value
         estimate of the position (None for a policy file, or a critic that reads hidden cards:
-        the seat cannot know its input). It needs neither the game nor a search."""
+        the seat cannot know its input). It needs neither the game nor a search (``game=``,
+        ``search=``, which the protocol passes every agent)."""
         obs = np.asarray(observation, dtype=np.float32)[None, :]
         mask = np.asarray(action_mask, dtype=bool)
         legal = np.flatnonzero(mask)

@@ -33,7 +33,7 @@ import numpy as np
 from crates_env.actions import NUM_ACTIONS
 from crates_env.game import Game
 
-from .base import Agent, Explanation, Games, Table
+from .base import Agent, Games, Table
 from .policy import PolicyAgent, first_line
 
 IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
@@ -111,17 +111,12 @@ class UserAgent(Agent):
         if "reset" in self._offers:
             self.agent.reset()
 
-    def explain(
-        self,
-        observation: np.ndarray,
-        action_mask: np.ndarray,
-        *,
-        game: Game | None = None,
-        search: bool = False,
-    ) -> Explanation | None:
+    def explain(self, observation: np.ndarray, action_mask: np.ndarray, **asked: Any) -> Any:
+        """The object's own explain, asked with the game as ``env`` (the keyword a user's explain
+        has always taken); None where it has none."""
         if "explain" not in self._offers:
             return None
-        # a user's explain takes the game as ``env``, as it always has
+        game, search = asked.get("game"), asked.get("search", False)
         return self.agent.explain(observation, action_mask, env=game, search=search)
 
 

@@ -1,5 +1,9 @@
 """Helpers for the environment's tests: acting by name, random games over the action mask,
-seeded action spaces, observation slices, and the one-card deal the reward tests stack."""
+seeded action spaces, observation slices, and the deals the tests stack.
+
+Seats in the stacked deals: ``deal_order(hands, dealer, starter, stock)`` deals ``hands[seat]``
+to each seat, turns ``starter`` and puts ``stock`` (top first) on the stock. The player left of
+the dealer acts first unless the starter says otherwise."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
 """The PettingZoo AEC environment's API (``crates_env.crates_v0``): PettingZoo's own API and seed
 tests for every preset and player count, seeding and replays across processes, the one-card
 modes, illegal actions and bad arguments, actions by name, the public state, truncation, and
-infos of the same keys and shapes at every step.
-
-Seats in the stacked deals: ``deal_order(hands, dealer, starter, stock)`` deals ``hands[seat]``
-to each seat, turns ``starter`` and puts ``stock`` (top first) on the stock. The player left of
-the dealer acts first unless the starter says otherwise.
+infos of the same keys and shapes at every step. The stacked deals: ``tests/aec.py``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """What a seat observes: the observation layout tiling the vector, observations equal to the
 engine's view over random games and on stacked deals, the wild starter hidden from the dealer,
 relative seats, the observation space, the docs' table of the layout, and ``state()`` for a
-centralized critic.
-
-Seats in the stacked deals: ``deal_order(hands, dealer, starter, stock)`` deals ``hands[seat]``
-to each seat, turns ``starter`` and puts ``stock`` (top first) on the stock. The player left of
-the dealer acts first unless the starter says otherwise.
+centralized critic. The stacked deals: ``tests/aec.py``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """What the AEC environment pays and says: rewards by mode, scale and timing on stacked deals,
 rewards that add up to the final scores over random games, and the infos that say in numbers
-which hand ended on a step.
-
-Seats in the stacked deals: ``deal_order(hands, dealer, starter, stock)`` deals ``hands[seat]``
-to each seat, turns ``starter`` and puts ``stock`` (top first) on the stock. The player left of
-the dealer acts first unless the starter says otherwise.
+which hand ended on a step. The stacked deals: ``tests/aec.py``.
 """
 
 from __future__ import annotations
@@ -18,11 +14,7 @@ from crates_env.events import texts
 from crates_env.scoring import score_hand
 from crates_env.state import HAND_ENDINGS
 
-from .aec import (
-    AGENTS4,
-    act,
-    one_card_env,
-)
+from .aec import AGENTS4, act, one_card_env
 from .scripted import deal_order
 
 # --- 3. rewards ----------------------------------------------------------------------------------

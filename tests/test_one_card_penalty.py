@@ -269,12 +269,8 @@ def test_e51_kreights_clean_player_owing_penalty_draws_two_at_end():
 
 def test_kreights_mulligan_first_failure_free_second_penalised():
     g = short_game("kreights", 3, schedule=[3], kreights_mulligan=(0,))
-    g.set_position(
-        hands=[["KH", "QH"], ["KS", "KD"], ["JC", "10C", "4D"]],
-        stock=["2C", "3C", "4C"],
-        discard=["5H"],
-        turn=0,
-    )
+    hands = [["KH", "QH"], ["KS", "KD"], ["JC", "10C", "4D"]]
+    g.set_position(hands, ["2C", "3C", "4C"], ["5H"], turn=0)
     act(g, "play KH")
     assert g.penalty_owed == [False, False, False]
     act(g, "play KS")  # seat 1 is not designated: penalised at once
@@ -286,12 +282,7 @@ def test_kreights_mulligan_first_failure_free_second_penalised():
         "p1 missed the one-card call",
     ]
     # a second failure by seat 0 (same game) is penalised
-    g.set_position(
-        hands=[["KH", "QH"], ["KS", "KD"], ["JC", "10C", "4D"]],
-        stock=["2C", "3C", "4C"],
-        discard=["5H"],
-        turn=0,
-    )
+    g.set_position(hands, ["2C", "3C", "4C"], ["5H"], turn=0)
     act(g, "play KH")
     assert g.penalty_owed == [True, False, False]
     assert since_setup(texts(g.events)) == ["p0 plays KH", "p0 missed the one-card call"]

@@ -1,11 +1,7 @@
 """The Gymnasium wrapper (``Crates-v0``, ``crates_env.wrappers.CratesGymEnv``): one learning
 seat, the others played inside; Gymnasium's and SB3's env checkers, illegal actions, action
 masks, the learner's rewards when another seat ends a hand, learner seats and partners,
-opponents per seat, and a short MaskablePPO run that learns.
-
-Seats in the stacked deals: ``deal_order(hands, dealer, starter, stock)`` deals ``hands[seat]``
-to each seat, turns ``starter`` and puts ``stock`` (top first) on the stock. The player left of
-the dealer acts first unless the starter says otherwise.
+opponents per seat, and a short MaskablePPO run that learns. The stacked deals: ``tests/aec.py``.
 """
 
 from __future__ import annotations
