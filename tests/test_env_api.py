@@ -57,7 +57,7 @@ def test_pettingzoo_api_and_seed_tests_full_crates_game():
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("one_card", ["action", "auto"])
 @pytest.mark.parametrize("reward_mode", ["points", "relative", "win"])
-def test_pettingzoo_api_test_modes(reward_mode, one_card):
+def test_pettingzoo_api_test_passes_in_every_reward_and_one_card_mode(reward_mode, one_card):
     env = crates_v0.env(deal_schedule=[2, 1], reward_mode=reward_mode, one_card=one_card)
     api_test(seeded(env), num_cycles=100)
 
@@ -261,7 +261,7 @@ def test_illegal_action_raw_env_rejects_out_of_range_and_wrong_decision():
 
 
 @pytest.mark.parametrize("illegal_reward", [None, -5.0])
-def test_illegal_terminate_mode(illegal_reward):
+def test_illegal_terminate_ends_the_game_and_charges_the_offender_alone(illegal_reward):
     kwargs = {} if illegal_reward is None else {"illegal_reward": illegal_reward}
     env = one_card_env(illegal="terminate", **kwargs)
     act(env, "play 8S")
@@ -290,7 +290,7 @@ def test_illegal_terminate_mode(illegal_reward):
         ({"bogus_option": True}, "valid options"),
     ],
 )
-def test_bad_constructor_arguments(kwargs, valid):
+def test_a_bad_constructor_argument_is_a_value_error_naming_it_and_the_choices(kwargs, valid):
     with pytest.raises(ValueError, match=re.escape(valid)) as info:
         crates_v0.env(**kwargs)
     name, bad = next(iter(kwargs.items()))

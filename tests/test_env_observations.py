@@ -150,7 +150,7 @@ def test_wild_starter_suit_observation_does_not_depend_on_the_dealers_hand():
         ("kreights", 4, [0, 0, 0, 0]),
     ],
 )
-def test_partner_slot(preset, n, partner):
+def test_every_seat_observes_its_partners_relative_slot(preset, n, partner):
     env = crates_v0.env(preset=preset, num_players=n, deal_schedule=[3])
     env.reset(seed=0)
     for a in env.possible_agents:

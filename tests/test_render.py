@@ -353,7 +353,7 @@ def test_render_ansi_eight_of_hearts():
     assert "name the starter's suit" in text
 
 
-def test_render_human_prints(capsys):
+def test_render_human_prints_the_table_where_no_window_opens(capsys):
     env = crates_v0.env(deal_schedule=[1], render_mode="human")
     env.reset(seed=0, options=ONE_CARD_OPTIONS)
     assert "K♣" in capsys.readouterr().out  # reset renders

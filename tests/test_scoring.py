@@ -29,7 +29,7 @@ def hand(ranks: str) -> list[str]:
     return out
 
 
-def test_hand_helper():
+def test_the_hand_helper_gives_one_card_of_each_rank_in_suit_order():
     assert hand("A,3,3,Joker") == ["AC", "3D", "3H", "JK"]
     assert hand("") == []
 
@@ -84,7 +84,7 @@ def _table_cases():
 
 
 @pytest.mark.parametrize(("ranks", "column", "expected"), list(_table_cases()))
-def test_table_2_2(ranks, column, expected):
+def test_the_seed_hands_score_as_section_2_2_says_under_every_preset(ranks, column, expected):
     preset, options = COLUMNS[column]
     assert score_hand(hand(ranks), preset, **options) == expected
 
@@ -213,7 +213,7 @@ def test_score_hand_needs_suits(bad):
         ("crates", ["AS", "2S", "5S", "6S", "8S", "10S", "JS", "QS", "KS"], 186),
     ],
 )
-def test_card_values(preset, cards, expected):
+def test_single_cards_score_their_presets_values(preset, cards, expected):
     assert score_hand(cards, preset) == expected
 
 

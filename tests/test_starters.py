@@ -250,7 +250,7 @@ def test_e31_ten_starter_reverses(preset, n, first):
         ("creights", 4, 2),
     ],
 )
-def test_e32_seven_starter_target(preset, n, target):
+def test_e32_seven_starter_makes_its_target_draw_one(preset, n, target):
     g = stacked(preset, n, FOUR_SINGLES[:n], "7H", stock=["QC"])
     assert g.hand_sizes == [2 if s == target else 1 for s in range(n)]
     assert "QC" in g.hand(target)
@@ -270,7 +270,7 @@ def test_e32_seven_starter_target(preset, n, target):
         ("craits", 3, None),
     ],
 )
-def test_e33_jack_starter(preset, n, target):
+def test_e33_jack_starter_makes_the_previous_player_draw_in_small_games(preset, n, target):
     g = stacked(preset, n, FOUR_SINGLES[:n], "JH", stock=["QC"])
     assert g.hand_sizes == [2 if s == target else 1 for s in range(n)]
     assert g.to_play == 1

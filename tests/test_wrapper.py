@@ -30,7 +30,7 @@ def test_gymnasium_make_builds_the_wrapper():
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-def test_gymnasium_env_checker():
+def test_gymnasium_env_checker_passes():
     env = gymnasium.make("Crates-v0", deal_schedule=[3, 1])
     from gymnasium.utils.env_checker import check_env
 
@@ -38,7 +38,7 @@ def test_gymnasium_env_checker():
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-def test_sb3_env_checker():
+def test_sb3_env_checker_passes():
     from stable_baselines3.common.env_checker import check_env
 
     check_env(CratesGymEnv(deal_schedule=[3, 1]))
@@ -235,7 +235,7 @@ def test_wrapper_bad_opponents_length():
         CratesGymEnv(opponents=[None, UniformRandom(), UniformRandom()])
 
 
-def test_wrapper_truncation():
+def test_wrapper_truncation_ends_the_episode_as_truncated():
     env = CratesGymEnv(deal_schedule=[8], max_decisions_per_hand=5)
     *_, term, trunc, _ = play_wrapper(env, np.random.default_rng(0), seed=0)
     assert trunc and not term
