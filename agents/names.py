@@ -20,7 +20,14 @@ def _stock(text: str) -> int:
     return EVERYWHERE if text == "all" else int(text)
 
 
-SEARCH_SETTINGS = {"samples": int, "stock_max": _stock, "base": str, "z": float, "deepen": int}
+SEARCH_SETTINGS = {
+    "samples": int,
+    "stock_max": _stock,
+    "base": str,
+    "z": float,
+    "deepen": int,
+    "deepen_at": float,
+}
 
 
 def agent_by_name(spec: str, table: Table, seed: int | None = None) -> Agent:

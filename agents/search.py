@@ -49,6 +49,11 @@ from .scripted import HeuristicAgent
 
 # ``stock_max`` for a search from the first move (spelled ``stock_max=all``)
 EVERYWHERE = 1_000_000
+# A rollout whose hand goes on past this many decisions, or past this many more pressures to a
+# side, is the base policy caught in a loop (nobody can go out, the stock runs out again and
+# again), not a hand the search can learn from: it counts as level, as an unfinished one does.
+RUNAWAY_DECISIONS = 2_000
+RUNAWAY_PRESSURES = 40
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,7 @@ class SearchSettings:
     stock_max: int = 10
     z: float = 1.0
     deepen: int = 0
+    deepen_at: float | None = None
 
 
 # Each rule system's teacher: the settings that did best against HeuristicAgent at its table
@@ -87,7 +93,8 @@ class SearchAgent(Agent):
     ``deepen``: up to this many more rounds of ``samples`` re-deals for a decision whose best
     move still beats the base policy's by ``z / 2`` standard errors or more after the re-deals
     so far (a change that may be real gets the re-deals to tell; the many clear keeps cost no
-    more).
+    more), or with ``deepen_at`` whose moves' mean margins still lie that many points apart
+    (best against worst: the decisions worth most, whatever the base move).
     """
 
     looks_ahead = True
@@ -101,19 +108,30 @@ class SearchAgent(Agent):
         seed: int | None = 0,
         z: float | None = None,
         deepen: int | None = None,
+        deepen_at: float | None = None,
     ) -> None:
         teacher = teacher_settings(table.preset)  # what is not given: the table's teacher
         samples = teacher.samples if samples is None else samples
         stock_max = teacher.stock_max if stock_max is None else stock_max
         z = teacher.z if z is None else z
         deepen = teacher.deepen if deepen is None else deepen
+        deepen_at = teacher.deepen_at if deepen_at is None else deepen_at
         for name, value, low in (("samples", samples, 1), ("stock_max", stock_max, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"SearchAgent {name} must be an int >= {low}, not {value!r}")
         if isinstance(deepen, bool) or not isinstance(deepen, int) or deepen < 0:
             raise ValueError(f"SearchAgent deepen must be an int >= 0, not {deepen!r}")
-        if deepen and not z:
-            raise ValueError("SearchAgent deepen > 0 needs z > 0: it deepens the unsure changes")
+        if deepen_at is not None and (
+            isinstance(deepen_at, bool)
+            or not isinstance(deepen_at, int | float)
+            or not 0 <= deepen_at < float("inf")
+        ):
+            raise ValueError(f"SearchAgent deepen_at must be a number >= 0, not {deepen_at!r}")
+        if deepen and not z and deepen_at is None:
+            raise ValueError(
+                "SearchAgent deepen > 0 needs z > 0 (it deepens the unsure changes) or "
+                "deepen_at (the decisions whose moves lie that many points apart)"
+            )
         if isinstance(z, bool) or not isinstance(z, int | float) or not 0 <= z < float("inf"):
             raise ValueError(f"SearchAgent z must be a number >= 0, not {z!r}")
         if z > 0 and samples < 2:
@@ -133,6 +151,7 @@ class SearchAgent(Agent):
                 f"not {base!r}"
             )
         self.samples, self.stock_max, self.z, self.deepen = samples, stock_max, float(z), deepen
+        self.deepen_at = None if deepen_at is None else float(deepen_at)
         self.table, self.base = table, base
         self.rng = np.random.default_rng(seed)
         self._batches: dict[tuple, Any] = {}  # (rules, size) -> a batch of games, for rollouts
@@ -148,7 +167,7 @@ class SearchAgent(Agent):
     @property
     def _group(self) -> tuple:
         """Searches of one setting decide together: their rollouts run as one batch."""
-        settings = (self.samples, self.stock_max, self.base, self.z, self.deepen)
+        settings = (self.samples, self.stock_max, self.base, self.z, self.deepen, self.deepen_at)
         return ("search", id(self.table), *settings)
 
     @classmethod
@@ -185,22 +204,32 @@ class SearchAgent(Agent):
         rngs: Sequence[np.random.Generator] | None = None,
     ) -> list[np.ndarray]:
         """``margins_of(decisions)``, then up to ``deepen`` more rounds of as many re-deals for
-        each decision whose best move still beats its base move (``bases``) by ``z / 2``
-        standard errors: each decision's margins over all its re-deals."""
+        each decision still worth them (``worth_deepening``; ``bases``: each decision's base
+        move, None where it is not known): each decision's margins over all its re-deals."""
         rngs = [self.rng] * len(decisions) if rngs is None else rngs
         margins = self.margins_of(decisions, rngs)
         for _ in range(self.deepen):
-            verdicts = [
-                Verdict.of(margin, legal, base)
-                for margin, (_, legal), base in zip(margins, decisions, bases, strict=True)
+            unsure = [
+                i
+                for i, (margin, (_, legal), base) in enumerate(
+                    zip(margins, decisions, bases, strict=True)
+                )
+                if self.worth_deepening(Verdict.of(margin, legal, base))
             ]
-            unsure = [i for i, v in enumerate(verdicts) if v.may_change(self.z / 2)]
             if not unsure:
                 break
             more = self.margins_of([decisions[i] for i in unsure], [rngs[i] for i in unsure])
             for i, extra in zip(unsure, more, strict=True):
                 margins[i] = np.hstack([margins[i], extra])
         return margins
+
+    def worth_deepening(self, verdict: Verdict) -> bool:
+        """Whether a decision gets more re-deals: its moves' mean margins still lie
+        ``deepen_at`` points apart, or (without ``deepen_at``) its best move may beat the base
+        move, by ``z / 2`` standard errors."""
+        if self.deepen_at is not None:
+            return bool(np.ptp(verdict.values) >= self.deepen_at)
+        return verdict.may_change(self.z / 2)
 
     def explain(
         self,
@@ -294,7 +323,7 @@ class SearchAgent(Agent):
         hand in ``batch``, the base policy in every seat: per rollout (decision by decision,
         re-deal by re-deal, move by move), what the hand did to each side's standing (its points
         as the preset counts them, or in an elimination game -1 for the side it knocked out and
-        +1 for those it did not), and whether the hand ended."""
+        +1 for those it did not), and whether the hand ended (not a runaway: ``RUNAWAY_...``)."""
         hand = np.full(batch.num_games, -1)  # the hand each slot's rollout plays to its end
         moves, slot = [], 0
         for games, legal in zip(redeals, legals, strict=True):
@@ -306,13 +335,18 @@ class SearchAgent(Agent):
                 slot += len(legal)
         used = np.arange(batch.num_games) < slot
         batch.copy_games(np.zeros(batch.num_games - slot, dtype=int), np.flatnonzero(~used))
-        before = batch.standings
+        before, pressures = batch.standings, batch.pressures_taken.max(axis=1)
         actions = np.zeros(batch.num_games, dtype=np.int64)
         actions[:slot] = np.concatenate(moves)
         batch.step(actions, active=used)
         policies = [self.base_policy] * batch.num_games
-        while True:
+        runaway = np.zeros(batch.num_games, dtype=bool)
+        for decision in range(RUNAWAY_DECISIONS + 1):
             live = used & ~batch.game_over & (batch.hands_played == hand)
+            runaway |= live & (batch.pressures_taken.max(axis=1) - pressures > RUNAWAY_PRESSURES)
+            if decision == RUNAWAY_DECISIONS:
+                runaway |= live
+            live &= ~runaway
             if not live.any():
                 break
             rows = np.flatnonzero(live)
@@ -320,7 +354,8 @@ class SearchAgent(Agent):
             actions[:] = 0
             actions[rows] = decide_batch(policies[: len(rows)], observations, masks)
             batch.step(actions, active=live)
-        return batch.standings - before, batch.hands_played > hand
+        gained = np.where(runaway[:, None], 0.0, batch.standings - before)
+        return gained, (batch.hands_played > hand) & ~runaway
 
     def _batch(self, rules, size: int, engine: str = "auto"):
         """A batch of at least ``size`` games of ``rules`` (a power of two, so that a few serve

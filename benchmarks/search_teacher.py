@@ -49,7 +49,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--deals", type=int, default=50)
     p.add_argument("--samples", type=int, default=16, help="re-deals per move")
-    p.add_argument("--stock-max", type=int, default=10, help="search from this stock size down")
+    p.add_argument(
+        "--stock-max", default="10", help="search from this stock size down (all: everywhere)"
+    )
     p.add_argument("--base", default="heuristic", help="the base policy: heuristic or a .zip")
     p.add_argument(
         "--z", type=float, help="leave the base move only by z std errors (SearchAgent's default 1)"

@@ -6,7 +6,7 @@ less), SearchAgent's verdict from ``--samples`` re-deals is set beside a verdict
 ``--truth`` independent re-deals (the same rollouts, far less noise). The truth's gain of every
 legal move over HeuristicAgent's move says what each choice rule would have earned: the
 search's choice at z = 0, 1, 2, the same after ``--deepen`` rounds more where the moves spread
-``--deepen-at`` points apart (as expert iteration labels, ``train.labels.deepened_margins``),
+``--deepen-at`` points apart (as expert iteration labels: ``SearchAgent.deepened_margins``),
 and an oracle that always takes the truly best move. "Big" positions are those whose truly best
 move gains over ``--big`` points: a pressure dodged.
 
@@ -31,7 +31,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 from agents import HeuristicAgent, SearchAgent, Table
 from agents.search import Verdict
 from crates_env.env import raw_env
-from train.labels import deepened_margins
 from train.workers import torch_threads
 
 RULES = {"z0": ("first", 0.0), "z1": ("first", 1.0), "z2": ("first", 2.0), "deep z1": ("deep", 1.0)}
@@ -43,6 +42,14 @@ def measure(args) -> list[dict]:
     heuristic = HeuristicAgent(table, args.seed)
     search = SearchAgent(table, samples=args.samples, stock_max=args.stock_max, seed=args.seed)
     truth = SearchAgent(table, samples=args.truth, stock_max=args.stock_max, seed=args.seed + 1)
+    deep_search = SearchAgent(
+        table,
+        samples=args.samples,
+        stock_max=args.stock_max,
+        seed=args.seed,
+        deepen=args.deepen,
+        deepen_at=args.deepen_at,
+    )
     rng = np.random.default_rng(args.seed)
     rows: list[dict] = []
     env.reset(seed=args.seed)
@@ -54,7 +61,7 @@ def measure(args) -> list[dict]:
         legal = np.flatnonzero(mask)
         base = int(heuristic.act(observation, mask))
         if search.searches(env, legal) and rng.random() < 0.5:
-            deep = deepened_margins(search, [(env, legal)], args.deepen, args.deepen_at)[0]
+            deep = deep_search.deepened_margins([(env, legal)], [base])[0]
             first = deep[:, : args.samples]  # the re-deals before any deepening
             verdicts = {
                 "first": Verdict.of(first, legal, base),

@@ -222,9 +222,9 @@ class Observer:
             (at["pressures"], [_clip(t / scale["pressures"]) for t in taken]),
             (
                 at["next_pressure"],
-                [_clip(pressure_value(t + 1, r.pressure) / scale["next_pressure"]) for t in taken],
+                [_scaled(pressure_value(t + 1, r.pressure), scale["next_pressure"]) for t in taken],
             ),
-            (at["scores"], [_clip(view.scores[r.team_of(s)] / scale["scores"]) for s in seats]),
+            (at["scores"], [_scaled(view.scores[r.team_of(s)], scale["scores"]) for s in seats]),
             (at["stars"], [_clip(view.stars[s] / scale["stars"]) for s in seats]),
             (at["hand_progress"], [_progress(view)]),
             (at["deal_size"], [view.deal_size / scale["deal_size"]]),
@@ -233,6 +233,14 @@ class Observer:
 
 def _clip(x: float) -> float:
     return CLIP if x > CLIP else -CLIP if x < -CLIP else x
+
+
+def _scaled(value: int, scale: float) -> float:
+    """``value / scale``, clipped; exact points (Python ints) may pass any float after a few
+    hundred doubling pressures, and clip all the same."""
+    if abs(value) > CLIP * scale:
+        return CLIP if value > 0 else -CLIP
+    return value / scale
 
 
 def _progress(view: PublicView) -> float:

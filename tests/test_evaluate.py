@@ -317,3 +317,31 @@ def test_the_engines_give_the_same_records_deal_for_deal():
     assert compiled == run(replace(cfg, engine="reference"), progress=False)
     with pytest.raises(ValueError, match="cannot play an agent that looks ahead"):
         run(replace(cfg, agents=("search", "greedy"), engine="vector"), progress=False)
+
+
+def test_a_game_past_the_compiled_engines_scores_sends_the_run_to_the_reference_engine(
+    monkeypatch,
+):
+    """A runaway hand (a side past 58 doubling pressures) overflows the compiled engine's
+    64-bit scores: the run is played again on the reference engine, where points are exact,
+    and gives the records the reference engine gives."""
+    from train.evaluation import games
+    from train.evaluation.tournament import game_tasks
+
+    cfg = config(deals=2)
+    tasks = game_tasks(cfg)
+    reference = games.play_games(replace(cfg, engine="reference"), tasks)
+    real_play = games._play
+    engines = []
+
+    def overflow_on_the_compiled_engine(config, tasks, watch, table, ahead, engine):
+        engines.append(engine)
+        if engine != "reference":
+            raise OverflowError("game 0: a side took more than 58 pressures")
+        return real_play(config, tasks, watch, table, ahead, engine)
+
+    monkeypatch.setattr(games, "_play", overflow_on_the_compiled_engine)
+    assert games.play_games(cfg, tasks) == reference
+    assert engines == ["auto", "reference"]
+    with pytest.raises(ValueError, match="58 pressures; run with --engine auto"):
+        games.play_games(replace(cfg, engine="vector"), tasks)

@@ -14,7 +14,6 @@ from train.labels import (
     LabelPlan,
     Labels,
     chunk_path,
-    deepened_margins,
     label,
     label_chunk,
     pool_labels,
@@ -130,29 +129,33 @@ def test_target_takes_the_search_move_only_by_z_standard_errors():
 
 def test_deepening_adds_redeals_where_the_moves_spread_apart(chunk):
     assert (chunk.redeals == 2).all()  # the plan's samples
-    never = label_chunk(replace(PLAN, deepen=3, deepen_at=1e9), 0)
+    never = label_chunk(replace(PLAN, search=PLAN.search + ",deepen=3,deepen_at=1e9"), 0)
     assert (never.redeals == 2).all()
     assert np.array_equal(never.values, chunk.values, equal_nan=True)  # the same search
-    always = label_chunk(replace(PLAN, deepen=3, deepen_at=0.0), 0)
+    always = label_chunk(replace(PLAN, search=PLAN.search + ",deepen=3,deepen_at=0"), 0)
     assert (always.redeals == 8).all()  # spread >= 0: three more rounds of two re-deals
     assert (always.played[always.expert] == always.target(1.0)[always.expert]).all()
 
 
-def test_deepening_searches_again_only_the_decisions_still_spread_apart():
-    class Search:  # margins_of answers from a script, and keeps what it was asked
-        def __init__(self, answers):
-            self.answers, self.asked = list(answers), []
+def test_deepening_searches_again_only_the_decisions_still_spread_apart(monkeypatch):
+    from agents import SearchAgent, Table
 
-        def margins_of(self, decisions):
-            self.asked.append(list(decisions))
-            return self.answers.pop(0)
-
+    asked = []
     spread = [np.array([[0.0, 0.0], [d, d]]) for d in (100.0, 10.0, 70.0)]  # 2 moves x 2
     again = [np.array([[0.0], [90.0]]), np.array([[0.0], [20.0]])]  # decisions 0 and 2
     third = [np.array([[0.0], [95.0]])]  # decision 0 alone: 2's mean fell under 60
-    search = Search([spread, again, third])
-    margins = deepened_margins(search, ["a", "b", "c"], rounds=2, spread=60.0)
-    assert search.asked == [["a", "b", "c"], ["a", "c"], ["a"]]
+    answers = [spread, again, third]
+
+    def margins_of(decisions, rngs=None):  # answers from the script, keeps what it was asked
+        asked.append([env for env, _ in decisions])
+        return answers.pop(0)
+
+    search = SearchAgent(Table.from_rules("crates", 4), samples=2, deepen=2, deepen_at=60.0)
+    monkeypatch.setattr(search, "margins_of", margins_of)
+    legal = np.array([4, 9])
+    decisions = [(name, legal) for name in "abc"]
+    margins = search.deepened_margins(decisions, [4, 4, 4])
+    assert asked == [["a", "b", "c"], ["a", "c"], ["a"]]
     assert [m.shape[1] for m in margins] == [4, 2, 3]
     assert margins[0][1].tolist() == [100, 100, 90, 95]
     assert margins[2][1].tolist() == [70, 70, 20]  # mean 53: no third round

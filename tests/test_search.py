@@ -211,6 +211,20 @@ def test_the_rollouts_give_the_same_values_on_both_engines(seed, base, monkeypat
     assert type(next(iter(reference._batches.values()))).__name__ == "ReferenceGames"
 
 
+def test_in_zimbabwe_the_search_values_lasting_not_points():
+    """The last player left wins zimbabwe, and a hand's points count only to find its highest
+    hand, knocked out. Each rollout's margin is what the hand did to the standings: with four
+    players in, -1 for the mover's knock-out against +1/3 for the others' mean (-2), or +1
+    against (-1 + 1 + 1) / 3 when another goes (2/3). Margins read off the points, as before,
+    took dozens of values."""
+    env, _, mask = _env_at(3, preset="zimbabwe", num_players=4)
+    assert all(env.game.game_state.active)
+    margins = SearchAgent(Table.from_env(env), samples=16, seed=1).move_margins(
+        env, np.flatnonzero(mask)
+    )
+    np.testing.assert_allclose(np.unique(margins), [-2.0, 2 / 3])
+
+
 def test_rollouts_past_the_compiled_engines_scores_are_played_on_the_reference_engine():
     """A side 58 pressures down: the next pressure's value passes 64 bits, so a rollout that
     takes one overflows the compiled engine. The search plays that decision's rollouts again on

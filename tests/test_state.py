@@ -313,3 +313,23 @@ def test_set_position_refuses_another_familys_settings_and_changes_nothing():
     z = new_game("zimbabwe", 4, seed=1)
     with pytest.raises(ValueError, match="the Crazy Eights family takes demand"):
         z.set_position([["AS"], ["2S"], ["3S"], ["4S"]], discard=["5S"], turn=0, count=2)
+
+
+def test_the_observation_of_a_game_past_any_float_clips_its_pressures_and_scores():
+    """Exact points are Python ints: a side a thousand doubling pressures down owes more than
+    any float holds, and the observation clips its next pressure and score as it clips any
+    large value, rather than fail converting them."""
+    from crates_env.env import raw_env
+    from crates_env.observation import CLIP
+
+    env = raw_env()
+    env.reset(seed=1)
+    g = env.game
+    g.game_state.pressure_count = (1_100, 0)
+    g.game_state.scores = (5 * 2**1_100, 0)
+    obs = env.observe(env.agent_selection)["observation"]
+    layout = env.observation_layout()
+    next_pressure, scores = (obs[slice(*layout[k])] for k in ("next_pressure", "scores"))
+    team = g.rules.team_of(g.to_play)
+    assert next_pressure[0 if team == 0 else 1] == CLIP
+    assert CLIP in scores.tolist()

@@ -87,14 +87,17 @@ class ExpertConfig:
     rounds: int = 0  # mode expert takes 1 or more
     base: str = "heuristic"  # the first round's search base; each later round's is the network
     samples: int = 16  # the search's re-deals per move
-    stock_max: int = 10  # it searches from this stock size down
+    stock_max: int = 10  # it searches from this stock size down ("all": from the first move)
     z: float = 1.0  # it leaves its base's move for a gain this many standard errors (and the
     #                 network learns that choice)
     # Up to this many more rounds of `samples` re-deals for a decision whose moves still look
-    # deepen_at points of the hand apart (best mean margin against worst): the few decisions
-    # worth hundreds of points get a sure verdict, the many small ones cost no more.
+    # deepen_at points of the hand apart (best mean margin against worst; deepen_on: spread):
+    # the few decisions worth hundreds of points get a sure verdict, the many small ones cost
+    # no more. deepen_on: gain deepens instead where the best move may yet beat the base's
+    # (by z / 2 standard errors): where noise, not stakes, is the doubt (SearchAgent).
     deepen: int = 0
     deepen_at: float = 80.0
+    deepen_on: str = "spread"
     # The network learns the search's change of move only from verdicts of this many re-deals
     # or more (with deepen: the decisions that matter); the base's move elsewhere.
     min_redeals: int = 1
@@ -437,6 +440,8 @@ def _build(defaults, data: dict[str, Any], prefix: str):
 
 # Integer keys that also take a list of ints, one per round.
 PER_ROUND = {"expert.chunks", "expert.epochs"}
+# Stock sizes a search looks ahead from, which also take "all" (from the first move).
+STOCK_SIZES = {"expert.stock_max", "warm_start.search_stock_max"}
 EXPONENT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 
 
@@ -446,6 +451,10 @@ def _coerce(value: Any, default: Any, key: str) -> Any:
         value = float(value)  # YAML 1.1 reads 3e-5 (no dot) as a string
     if isinstance(default, str) and value is None:
         value = ""  # `--set warm_start.teacher=`: YAML reads nothing as null
+    if key in STOCK_SIZES and value == "all":
+        from agents.search import EVERYWHERE
+
+        value = EVERYWHERE
     if isinstance(default, bool):
         ok = isinstance(value, bool)
     elif isinstance(default, float):
@@ -559,6 +568,10 @@ def _check_expert(c: TrainConfig) -> None:
             f"expert.base must be heuristic, shipped or a MaskablePPO checkpoint file, not "
             f"{ex.base!r}"
         )
+    if ex.deepen_on not in ("spread", "gain"):
+        raise ValueError(f"expert.deepen_on must be spread or gain, not {ex.deepen_on!r}")
+    if ex.deepen and ex.deepen_on == "gain" and not ex.z:
+        raise ValueError("expert.deepen_on: gain needs expert.z > 0 (the gain it must be sure of)")
     if ex.z > 0 and ex.samples < 2:
         raise ValueError("expert.z > 0 needs expert.samples >= 2 (a standard error of the gain)")
     if c.reward_transform != "none":

@@ -120,6 +120,9 @@ def label_plan(config: TrainConfig, round_: int, base: str | None = None) -> Lab
     ex = config.expert
     base = search_base(config, round_) if base is None else base
     spec = f"search:samples={ex.samples},stock_max={ex.stock_max},z={ex.z:g}"
+    if ex.deepen:
+        spec += f",deepen={ex.deepen}"
+        spec += f",deepen_at={ex.deepen_at:g}" if ex.deepen_on == "spread" else ""
     if base != "heuristic":
         spec += f",base={base}"
     return LabelPlan(
@@ -129,8 +132,6 @@ def label_plan(config: TrainConfig, round_: int, base: str | None = None) -> Lab
         games=ex.games_per_chunk,
         gamma=config.ppo.gamma,
         seed=1000 * config.seed + round_,
-        deepen=ex.deepen,
-        deepen_at=ex.deepen_at,
     )
 
 

@@ -53,13 +53,9 @@ class LabelPlan:
     """Which games to label: ``games`` per chunk on the table of ``env`` (the training
     environment's keyword arguments: its rewards are the returns' units), the expert
     ``search`` (an agent spec, ``"search:samples=16,stock_max=10,z=1"``) against ``opponent``;
-    returns discounted by ``gamma``; chunk ``i``'s games seeded from ``(seed, i)``.
-
-    ``deepen``: up to this many more rounds of the search's re-deals for a decision whose moves
-    still look ``deepen_at`` points of the hand apart or more (the best move's mean margin
-    against the worst's). A few dozen re-deals tell the moves apart only to within tens of
-    points, and most decisions matter less than that; the few where a pressure is at stake
-    are worth hundreds, so they get the re-deals that make their verdict sure."""
+    returns discounted by ``gamma``; chunk ``i``'s games seeded from ``(seed, i)``. A
+    verdict's re-deals are the search's own, deepened where it deepens (``SearchAgent``'s
+    ``deepen`` and ``deepen_at``)."""
 
     env: dict[str, Any]
     search: str = "search:samples=16,stock_max=10,z=1"
@@ -67,8 +63,6 @@ class LabelPlan:
     games: int = 8
     gamma: float = 0.99
     seed: int = 0
-    deepen: int = 0
-    deepen_at: float = 80.0
 
     def rules(self) -> Ruleset:
         """The table's rules."""
@@ -179,27 +173,11 @@ def label_chunk(plan: LabelPlan, index: int) -> Labels:
     opponent = make_agent(plan.opponent, table, seed=int(seeds[-1]))
     while waiting := [game for game in games if game.advance(expert, opponent)]:
         decisions = [(game.env, game.legal) for game in waiting]
-        margins = deepened_margins(expert, decisions, plan.deepen, plan.deepen_at)
+        bases = [game.row["base"] for game in waiting]
+        margins = expert.deepened_margins(decisions, bases)
         for game, margin in zip(waiting, margins, strict=True):
             game.decide(expert, margin)
     return Labels.concatenate([game.labels(plan.gamma) for game in games])
-
-
-def deepened_margins(
-    expert: SearchAgent, decisions: list, rounds: int, spread: float
-) -> list[np.ndarray]:
-    """``expert.margins_of(decisions)``, then up to ``rounds`` times as many re-deals again
-    (new ones, from the expert's generator) for each decision whose moves' mean margins still
-    spread ``spread`` points or more; each decision's margins over all its re-deals."""
-    margins = expert.margins_of(decisions)
-    for _ in range(rounds):
-        wide = [i for i, m in enumerate(margins) if np.ptp(m.mean(axis=1)) >= spread]
-        if not wide:
-            break
-        more = expert.margins_of([decisions[i] for i in wide])
-        for i, extra in zip(wide, more, strict=True):
-            margins[i] = np.hstack([margins[i], extra])
-    return margins
 
 
 class _GameLabeller:

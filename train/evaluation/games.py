@@ -136,12 +136,25 @@ def play_games(
     """Play every task ``(deal, lineup index, lineup)`` side by side: a slot a game, the next
     task dealt into a slot whose game ended. The records come back in task order.
     ``watch(game, action)`` sees each action of a single task's game just before it is applied
-    (a replay's recorder): the game is then the reference engine's."""
+    (a replay's recorder): the game is then the reference engine's. A game whose pressures pass
+    the compiled engine's 64-bit scores sends the whole run to the reference engine, where
+    points are exact: every game is seeded by itself, so the records are the same."""
     table = Table.from_rules(config.preset, config.num_players, **config.options)
     ahead = looks_ahead(config, table)
+    engine = "reference" if ahead or watch is not None else config.engine
+    try:
+        return _play(config, tasks, watch, table, ahead, engine)
+    except OverflowError as exc:
+        if engine != "auto":  # the compiled engine insisted on, or the reference's own limits
+            raise ValueError(f"{exc}; run with --engine auto") from None
+        return _play(config, tasks, watch, table, ahead, "reference")
+
+
+def _play(config, tasks, watch, table: Table, ahead: bool, engine: str) -> list[GameRecord]:
+    """``play_games`` on ``engine``."""
     batch = game_batch(
         min(len(tasks), CHUNK_DEALS * config.num_players),
-        "reference" if ahead or watch is not None else config.engine,
+        engine,
         **config.env_kwargs(),
         autoreset=False,
     )
