@@ -1,16 +1,23 @@
-"""Agents for Crates: scripted players and a trained-policy player, all behind one protocol."""
+"""Agents for Crates: scripted players, trained-policy players and a search, all behind one
+protocol (``Agent``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .base import Agent, BaseAgent, Explanation, Table, decide, explain
+from .base import Agent, Explanation, Table, decide_batch
 from .names import AGENT_NAMES, agent_by_name, search_settings
 from .policy import PolicyAgent, is_rllib_module
 from .scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from .search import SearchAgent
 from .shipped import shipped_network
-from .user import SCRIPT_SUFFIXES, TorchScriptAgent, agent_by_import_path, is_import_path
+from .user import (
+    SCRIPT_SUFFIXES,
+    TorchScriptAgent,
+    UserAgent,
+    agent_by_import_path,
+    is_import_path,
+)
 
 
 def make_agent(spec: str, table: Table, seed: int | None = None) -> Agent:
@@ -40,7 +47,6 @@ def make_agent(spec: str, table: Table, seed: int | None = None) -> Agent:
 __all__ = [
     "AGENT_NAMES",
     "Agent",
-    "BaseAgent",
     "Explanation",
     "GreedyAgent",
     "HeuristicAgent",
@@ -49,8 +55,8 @@ __all__ = [
     "SearchAgent",
     "Table",
     "TorchScriptAgent",
-    "decide",
-    "explain",
+    "UserAgent",
+    "decide_batch",
     "make_agent",
     "search_settings",
     "shipped_network",

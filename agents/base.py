@@ -1,108 +1,133 @@
-"""What every agent is, and what an agent may know about the table it sits at.
+"""What every agent is (``Agent``), and what an agent may know about the table it sits at
+(``Table``).
 
-An agent sees only what a player at the table sees: the observation vector of its seat (named
+An agent sees what a player at the table sees: the observation vector of its seat (named
 slices, ``Table.layout``), the action mask, and the rules everybody agreed on before the deal
-(``Table``: players, partnerships, card points, who a 7 hits, ...). It never looks inside the
-engine's ``Game``.
+(``Table``: players, partnerships, card points, who a 7 hits, ...). One kind of agent looks
+further: an agent that declares ``looks_ahead`` (SearchAgent) is also handed the game, which it
+may only clone and re-deal from its own seat's view (``Game.resample_hidden``), so it never reads
+a card its seat cannot see.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar
 
 import numpy as np
 
 from crates_env.cards import EIGHT, JOKER, NINE, NUM_KINDS
+from crates_env.game import Game
 from crates_env.observation import Observer
 from crates_env.rules import CardFunction, Ruleset, make_ruleset
 from crates_env.scoring import card_points, score_kinds
 
-
-@runtime_checkable
-class Agent(Protocol):
-    """Anything that picks one legal action from an observation and its action mask."""
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
-
-    def reset(self) -> None: ...
+Games = Sequence[Game] | None  # each position's game, for an agent that looks ahead
 
 
-class BaseAgent:
-    """A small base for agents: ``reset`` does nothing unless the agent keeps state.
+class Agent(ABC):
+    """The agent protocol: one legal action for the seat to play.
 
-    An agent that decides from the action mask alone sets ``reads_observation = False``; self-play
-    then skips building its observation vector (it is given zeros).
+    - ``act(observation, action_mask, game=None) -> int``: the action for one position.
+    - ``act_batch(observations, action_masks, games=None) -> actions``: one action per row, the
+      same as ``act`` row by row (by default ``act`` row by row; an agent that can do better,
+      a network's one forward pass, overrides it).
+    - ``reset()``: a new game starts (by default nothing: an agent that keeps no state).
+    - ``explain(...)``: the one optional method, what the agent weighed (by default None: its
+      move is all it shows).
+    - ``looks_ahead``: a declared capability, False by default. An agent that sets it needs the
+      game itself (``game``, ``games``: ``crates_env.Game`` objects) and refuses to act without
+      it; whoever seats one plays its games on the reference engine (``crates eval``,
+      self-play, the warm start).
 
-    Agents whose ``batch_group`` is the same hashable value decide a batch of positions together
-    (``decide_batch``): ``act_group`` is called with one agent per row, so that each keeps its
-    own random stream while the work is done once (one compiled call, one forward pass).
+    Agents written elsewhere come in through ``agents.user.UserAgent``, which adapts any object
+    with ``act(observation, action_mask)`` to this class.
     """
 
-    reads_observation = True
-    needs_env = False  # True: called as act_in(env, observation, action_mask) (agents.decide)
+    looks_ahead: ClassVar[bool] = False
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        raise NotImplementedError
+    @abstractmethod
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None
+    ) -> int:
+        """The action of the seat to play, from its observation and action mask (and the game,
+        for an agent that ``looks_ahead``)."""
 
-    def reset(self) -> None:
+    def act_batch(
+        self, observations: np.ndarray, action_masks: np.ndarray, games: Games = None
+    ) -> np.ndarray:
+        """One action per row (``batch x size``), the same as ``act`` row by row."""
+        games = [None] * len(observations) if games is None else games
+        rows = zip(observations, action_masks, games, strict=True)
+        return np.array([self.act(o, m, g) for o, m, g in rows], dtype=np.int64)
+
+    def reset(self) -> None:  # noqa: B027 - an agent that keeps no state has nothing to reset
         """Called at the start of a game."""
 
+    def explain(
+        self,
+        observation: np.ndarray,
+        action_mask: np.ndarray,
+        *,
+        game: Game | None = None,
+        search: bool = False,
+    ) -> Explanation | None:
+        """What the agent weighed at this decision, per legal move (``Explanation``): a
+        network's probabilities and value, with ``search=True`` a search's margins too (they
+        cost a search); None for an agent that only acts. Ask before the agent acts, so that
+        what it says is what it saw."""
+        return None
+
+    # How agents of one kind decide many positions at once, each as itself (evaluation seats
+    # a fresh agent at every seat of every game): ``decide_batch`` gives every group of equal
+    # ``_group`` one ``_act_group`` call. By default an agent is a group of its own.
     @property
-    def batch_group(self) -> Hashable:
-        """Agents with equal groups decide their rows in one ``act_group`` call (by default an
-        agent is a group of its own)."""
+    def _group(self) -> Hashable:
         return ("agent", id(self))
 
     @classmethod
-    def act_group(
+    def _act_group(
         cls,
-        agents: Sequence[Any],
+        agents: Sequence[Agent],
         observations: np.ndarray,
         masks: np.ndarray,
-        envs: Sequence[Any] | None = None,
+        games: Sequence[Game] | None = None,
     ) -> np.ndarray:
-        """Row ``i``'s action by ``agents[i]`` (all of one ``batch_group``), exactly as
-        ``decide`` would choose it row by row: ``act_batch`` for an agent deciding every row,
-        ``decide`` per row otherwise."""
-        envs = [None] * len(agents) if envs is None else envs
-        if hasattr(agents[0], "act_batch") and all(a is agents[0] for a in agents):
-            return np.asarray(agents[0].act_batch(observations, masks), dtype=np.int64)
-        rows = zip(agents, envs, observations, masks, strict=True)
-        return np.array([decide(a, e, o, m) for a, e, o, m in rows], dtype=np.int64)
-
-
-def decide(agent: Agent, env: Any, observation: np.ndarray, action_mask: np.ndarray) -> int:
-    """``agent``'s action for the seat to play in ``env`` (a ``raw_env``): ``act`` from the
-    observation and mask, or ``act_in`` for an agent that looks ahead in the game
-    (``needs_env = True``, such as ``SearchAgent``)."""
-    if getattr(agent, "needs_env", False):
-        return int(agent.act_in(env, observation, action_mask))
-    return int(agent.act(observation, action_mask))
+        """Row ``i``'s action by ``agents[i]`` (all of one ``_group``), exactly as ``act``
+        chooses it row by row: ``act_batch`` of an agent deciding every row, ``act`` per row
+        otherwise."""
+        if all(a is agents[0] for a in agents):
+            return np.asarray(agents[0].act_batch(observations, masks, games), dtype=np.int64)
+        games = [None] * len(agents) if games is None else games
+        rows = zip(agents, observations, masks, games, strict=True)
+        return np.array([a.act(o, m, g) for a, o, m, g in rows], dtype=np.int64)
 
 
 def decide_batch(
-    agents: Sequence[Any],
+    agents: Sequence[Agent],
     observations: np.ndarray,
     masks: np.ndarray,
-    envs: Sequence[Any] | None = None,
+    games: Sequence[Game] | None = None,
 ) -> np.ndarray:
     """Row ``i``'s action by ``agents[i]`` for the position of ``observations[i]`` and
-    ``masks[i]`` (``envs[i]``: its game, for an agent that looks ahead), the same as ``decide``
-    row by row, with the agents of one ``batch_group`` deciding together (``act_group``). An
-    agent outside ``BaseAgent`` with ``act_batch`` decides all of its rows in one call."""
+    ``masks[i]`` (``games[i]``: its game, for an agent that looks ahead), the same as ``act``
+    row by row, with the agents of one kind deciding together."""
     actions = np.zeros(len(agents), dtype=np.int64)
     groups: dict[Hashable, list[int]] = defaultdict(list)
     for i, agent in enumerate(agents):
-        groups[getattr(agent, "batch_group", ("agent", id(agent)))].append(i)
+        if not isinstance(agent, Agent):
+            raise ValueError(f"{agent!r} is no agent (agents.Agent; agents.user adapts others)")
+        groups[agent._group].append(i)
     masks = np.asarray(masks).astype(bool)
     for rows in groups.values():
         members = [agents[i] for i in rows]
-        act_group = getattr(type(members[0]), "act_group", BaseAgent.act_group)
-        own_envs = None if envs is None else [envs[i] for i in rows]
-        actions[rows] = act_group(members, observations[rows], masks[rows], own_envs)
+        own_games = None if games is None else [games[i] for i in rows]
+        actions[rows] = type(members[0])._act_group(
+            members, observations[rows], masks[rows], own_games
+        )
     return actions
 
 
@@ -126,39 +151,6 @@ class Explanation:
     def as_dict(self) -> dict[str, Any]:
         """The figures the agent gave, as plain data (JSON), without those it has not."""
         return {k: v for k, v in asdict(self).items() if v is not None}
-
-
-def explain(
-    agent: Agent,
-    env: Any,
-    observation: np.ndarray,
-    action_mask: np.ndarray,
-    search: bool = False,
-) -> Explanation | None:
-    """What ``agent`` weighed at the decision of the seat to play in ``env`` (a ``raw_env`` or
-    the ``Game``), through its one optional method ``explain(observation, action_mask, env=...,
-    search=...)``: a network's probabilities and value, with ``search=True`` a search's margins
-    too (they cost a search). None for an agent that only acts (the scripted ones: their move is
-    all they show). Call it before the agent acts, so that what it says is what it saw."""
-    method = getattr(agent, "explain", None)
-    if method is None:
-        return None
-    return method(observation, action_mask, env=env, search=search)
-
-
-_PER_TABLE: dict[tuple[int, str], tuple[Any, Any]] = {}
-
-
-def per_table(table: Table, name: str, build: Callable[[Table], Any]) -> Any:
-    """``build(table)``, worked out once per table object and kept under ``name``: an
-    evaluation seats a fresh agent at every seat of every game, all at one table."""
-    key = (id(table), name)
-    known = _PER_TABLE.get(key)
-    if known is None or known[0] is not table:
-        if len(_PER_TABLE) > 256:  # tables come and go (tests, tools): keep the recent ones
-            _PER_TABLE.clear()
-        known = _PER_TABLE[key] = (table, build(table))
-    return known[1]
 
 
 @dataclass(frozen=True)
@@ -185,6 +177,8 @@ class Table:
     scales: Mapping[str, float] = field(default_factory=dict)
     # The ruleset itself, to score a hand exactly (threes covering, all-threes hands, ...).
     rules: Ruleset | None = field(default=None, repr=False, compare=False)
+    # what agents work out once per table (``derived``), by name
+    _derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -228,6 +222,13 @@ class Table:
         if layout != dict(table.layout):  # the env's own layout is the one its vectors follow
             table = replace(table, layout=layout)
         return table
+
+    def derived(self, name: str, build: Callable[[Table], Any]) -> Any:
+        """``build(self)``, worked out once per table and kept under ``name``: an evaluation
+        seats a fresh agent at every seat of every game, all at one table."""
+        if name not in self._derived:
+            self._derived[name] = build(self)
+        return self._derived[name]
 
     @property
     def ruleset(self) -> Ruleset:

@@ -20,8 +20,8 @@ from crates_env import Decision
 from crates_env.actions import ANNOUNCE, DRAW, NUM_ACTIONS, SUIT
 from crates_env.cards import FOUR, JOKER, NUM_KINDS, SEVEN, SIX, TEN, TWO
 from crates_env.rules import COUNT_PIPS
-from crates_env.vector.core import score_hand_counts
-from crates_env.vector.games import rules_record
+from crates_env.vector.table import score_hand_counts
+from crates_env.vector.vector_game import rules_record
 
 from .base import Table
 from .heuristic_data import (

@@ -101,3 +101,15 @@ class PrivilegedCriticPolicy(MaskableActorCriticPolicy):
 
     def _get_constructor_parameters(self) -> dict:
         return {**super()._get_constructor_parameters(), "public_size": self.public_size}
+
+
+def untrained_policy(
+    policy_class: type[MaskableActorCriticPolicy],
+    kwargs: dict,
+    observation_space: spaces.Space,
+    action_space: spaces.Space,
+) -> MaskableActorCriticPolicy:
+    """A policy of ``policy_class`` (built with ``kwargs``) that has learned nothing: self-play's
+    workers load each frozen snapshot's weights into one (``train.ppo.policy_spec`` names the
+    learner's class and arguments)."""
+    return policy_class(observation_space, action_space, lambda _: 0.0, **kwargs)

@@ -14,12 +14,13 @@ from typing import Any
 import numpy as np
 
 from crates_env.actions import ANNOUNCE, NUM_ACTIONS
+from crates_env.game import Game
 
-from .base import BaseAgent, Explanation, Table
+from .base import Agent, Explanation, Games, Table
 from .checkpoints import TableRecord, check_table
 
 
-class PolicyAgent(BaseAgent):
+class PolicyAgent(Agent):
     """Plays a MaskablePPO checkpoint: its most likely legal action (``deterministic=True``) or
     a sample from its masked distribution.
 
@@ -52,20 +53,25 @@ class PolicyAgent(BaseAgent):
         if table is not None:
             check_table(self.path, TableRecord.of(table.ruleset))
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None
+    ) -> int:
         return int(self.act_batch(observation[None, :], action_mask[None, :])[0])
 
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """One action per row of ``observations`` (shape ``(batch, obs_size)``)."""
-        return self.act_group([self] * len(observations), observations, action_masks)
+    def act_batch(
+        self, observations: np.ndarray, action_masks: np.ndarray, games: Games = None
+    ) -> np.ndarray:
+        """One action per row of ``observations`` (shape ``(batch, obs_size)``): one forward
+        pass."""
+        return self._act_group([self] * len(observations), observations, action_masks)
 
     @property
-    def batch_group(self) -> tuple:
+    def _group(self) -> tuple:
         """Agents of one loaded model decide together (one forward pass)."""
         return ("policy", id(self.model), self.deterministic, self.auto_announce)
 
     @classmethod
-    def act_group(cls, agents, observations, masks, envs=None) -> np.ndarray:
+    def _act_group(cls, agents, observations, masks, games=None) -> np.ndarray:
         """Row ``i``'s action by ``agents[i]``: one forward pass for every row; a sampling
         agent draws its row's action from its own generator."""
         obs = np.asarray(observations, dtype=np.float32)
@@ -92,8 +98,8 @@ class PolicyAgent(BaseAgent):
     def explain(self, observation: np.ndarray, action_mask: np.ndarray, **_: Any) -> Explanation:
         """The network's probability of each legal move (its softmax over them) and its value
         estimate of the position (None for a policy file, or a critic that reads hidden cards:
-        the seat cannot know its input). It needs neither the game nor a search (``env=``,
-        ``search=``, which ``agents.explain`` passes every agent)."""
+        the seat cannot know its input). It needs neither the game nor a search (``game=``,
+        ``search=``, which the protocol passes every agent)."""
         obs = np.asarray(observation, dtype=np.float32)[None, :]
         mask = np.asarray(action_mask, dtype=bool)
         legal = np.flatnonzero(mask)

@@ -5,8 +5,8 @@ this module imports it).
   mask after it (``with_mask``: one flat array, which RLlib batches and slices without taking a
   dict apart per game), its action logits masked by that mask: the learner's module when
   training on RLlib (``train/rllib.py``). It never takes an illegal action.
-- ``RLlibPolicyAgent``: a trained ``MaskedPPOModule``, saved in a folder, at our tables: the
-  agent protocol (``act``, ``act_batch``), so ``crates eval`` and ``crates play`` take the folder
+- ``RLlibPolicyAgent``: a trained ``MaskedPPOModule``, saved in a folder, at our tables: an
+  ``agents.Agent`` (``act``, ``act_batch``), so ``crates eval`` and ``crates play`` take the folder
   like a checkpoint file.
 """
 
@@ -25,8 +25,9 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from crates_env.actions import NUM_ACTIONS
+from crates_env.game import Game
 
-from .base import BaseAgent, Table
+from .base import Agent, Games, Table
 from .policy import is_rllib_module
 
 
@@ -113,7 +114,7 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
         return out[Columns.ACTION_DIST_INPUTS], values
 
 
-class RLlibPolicyAgent(BaseAgent):
+class RLlibPolicyAgent(Agent):
     """A ``MaskedPPOModule`` saved by ``crates train --backend rllib`` (its run's
     ``rllib_policy`` folder): the most likely legal action of its masked logits."""
 
@@ -129,18 +130,22 @@ class RLlibPolicyAgent(BaseAgent):
                 f"have {table.obs_size}"
             )
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None
+    ) -> int:
         return int(self.act_batch(observation[None, :], action_mask[None, :])[0])
 
     @property
-    def batch_group(self) -> tuple:
+    def _group(self) -> tuple:
         """Agents of one saved module decide together (one forward pass of the first's)."""
         return ("rllib", str(self.path.resolve()))
 
     @classmethod
-    def act_group(cls, agents, observations, masks, envs=None) -> np.ndarray:
+    def _act_group(cls, agents, observations, masks, games=None) -> np.ndarray:
         return agents[0].act_batch(observations, masks)
 
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    def act_batch(
+        self, observations: np.ndarray, action_masks: np.ndarray, games: Games = None
+    ) -> np.ndarray:
         logits = masked_logits(self.module, observations, action_masks)
         return logits.argmax(axis=1).astype(np.int64)

@@ -1,7 +1,8 @@
 """Scripted players: a uniformly random one, a greedy shedder and a real player's heuristic.
 
 All three read only the observation vector (by the named slices of ``Table.layout``) and the
-action mask, and always return an action the mask allows.
+action mask, and always return an action the mask allows. They need only the engine's numpy
+modules: no PettingZoo, no Gymnasium.
 """
 
 from __future__ import annotations
@@ -10,14 +11,21 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from crates_env import Decision
-from crates_env.actions import ANNOUNCE, DRAW, NUM_ACTIONS, SUIT
+from crates_env.actions import (
+    ANNOUNCE,
+    DRAW,
+    NUM_ACTIONS,
+    SUIT,
+    legal_actions,
+    random_legal_action,
+)
 from crates_env.cards import FOUR, JOKER, NUM_KINDS, SEVEN, SIX, TEN, TWO, rank_of, suit_of
-from crates_env.env import UniformRandom, legal_actions
+from crates_env.game import Game
 from crates_env.rules import COUNT_PIPS
+from crates_env.state import Decision
 
 from . import heuristic_data as weights
-from .base import BaseAgent, Table, per_table
+from .base import Agent, Games, Table
 from .heuristic_data import Position, Positions, follow_table, follows, suit_naturals
 
 
@@ -39,14 +47,20 @@ def _decision(table: Table, observation: np.ndarray) -> int:
     return int(np.argmax(table.slice(observation, "decision")))
 
 
-class RandomAgent(UniformRandom, BaseAgent):
-    """Uniform over the legal actions, from its own seeded generator (the environment's
-    ``UniformRandom`` as an agent)."""
+class RandomAgent(Agent):
+    """Uniform over the legal actions, from its own seeded generator (the draw of the
+    environment's default opponent, ``crates_env.env.UniformRandom``)."""
 
-    reads_observation = False
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None
+    ) -> int:
+        return random_legal_action(self.rng, action_mask)
 
 
-class GreedyAgent(BaseAgent):
+class GreedyAgent(Agent):
     """Sheds points as fast as it can.
 
     Plays its costliest legal card (by ``card_points``; the lowest kind on a tie), names the suit
@@ -57,7 +71,9 @@ class GreedyAgent(BaseAgent):
     def __init__(self, table: Table) -> None:
         self.table = table
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None
+    ) -> int:
         legal = legal_actions(action_mask)
         cards, suits, other = _split(legal)
         if ANNOUNCE in other:
@@ -73,10 +89,12 @@ class GreedyAgent(BaseAgent):
         return _fallback(other)
 
     @property
-    def batch_group(self) -> tuple:
+    def _group(self) -> tuple:
         return ("greedy", id(self.table))
 
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    def act_batch(
+        self, observations: np.ndarray, action_masks: np.ndarray, games: Games = None
+    ) -> np.ndarray:
         """``act`` for each row of ``observations`` (``batch x size``), the same actions, in a
         few numpy operations: each choice above is a largest key among the legal actions."""
         obs, masks = check_batch(observations, action_masks)
@@ -88,7 +106,7 @@ class GreedyAgent(BaseAgent):
         costliest = _best(cards, points * 64 - kinds)  # the lowest kind on a tie
         cheapest = _best(cards, -(points * 64 + kinds))
         hand = np.maximum(np.rint(t.slice(obs, "hand")), 0)
-        held = hand @ per_table(t, "suit_naturals", suit_naturals).T  # natural cards per suit
+        held = hand @ t.derived("suit_naturals", suit_naturals).T  # natural cards per suit
         suit = SUIT + _best(masks[:, SUIT : SUIT + 4], held * 8 - np.arange(4))
         other = masks.copy()
         other[:, : SUIT + 4] = False
@@ -106,7 +124,7 @@ def _best(allowed: np.ndarray, key: np.ndarray) -> np.ndarray:
 
 def _table_arrays(table: Table):
     """HeuristicAgent's table as its compiled twin reads it, or None where the compiled engine
-    does not play the table (``crates_env.vector.games.check_supported`` refuses it)."""
+    does not play the table (``crates_env.vector.vector_game.check_supported`` refuses it)."""
     from .heuristic_batch import TableArrays
 
     try:
@@ -141,7 +159,7 @@ def suit_lengths(table: Table, kinds: list[int]) -> list[int]:
     return held
 
 
-class HeuristicAgent(BaseAgent):
+class HeuristicAgent(Agent):
     """A Crates player's strategy, card by card.
 
     1. **One card.** Always announce "one card" when the call is offered (a needless call is
@@ -186,11 +204,13 @@ class HeuristicAgent(BaseAgent):
         self.n = table.num_players
         self._copies = np.array(table.kind_copies)
         # [suit, rank, kind]: may be played on them; [suit, kind]: its natural cards
-        self._match = per_table(table, "follow_table", follow_table)
-        self._suit_naturals = per_table(table, "suit_naturals", suit_naturals)
+        self._match = table.derived("follow_table", follow_table)
+        self._suit_naturals = table.derived("suit_naturals", suit_naturals)
 
     # ------------------------------------------------------------------ entry point
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None
+    ) -> int:
         legal = legal_actions(action_mask)
         cards, suits, other = _split(legal)
         if ANNOUNCE in other:
@@ -208,17 +228,19 @@ class HeuristicAgent(BaseAgent):
             return SUIT + self._name_suit(suits, pos)
         return _fallback(other)
 
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    def act_batch(
+        self, observations: np.ndarray, action_masks: np.ndarray, games: Games = None
+    ) -> np.ndarray:
         """``act`` for each row of ``observations`` (``batch x size``), the same actions, in one
-        compiled call for the Crates family (``agents.heuristic_batch``)."""
-        return self.act_group([self] * len(observations), observations, action_masks)
+        compiled call (``agents.heuristic_batch``)."""
+        return self._act_group([self] * len(observations), observations, action_masks)
 
     @property
-    def batch_group(self) -> tuple:
+    def _group(self) -> tuple:
         return ("heuristic", id(self.table))
 
     @classmethod
-    def act_group(cls, agents, observations, masks, envs=None) -> np.ndarray:
+    def _act_group(cls, agents, observations, masks, games=None) -> np.ndarray:
         """Row ``i``'s action by ``agents[i]``: one compiled call for every row; a row it
         cannot decide alone (a wild starter's suit) from that agent's own generator."""
         obs, masks = check_batch(observations, masks)
@@ -240,7 +262,7 @@ class HeuristicAgent(BaseAgent):
         its rules, one the compiled engine does not play)."""
         if self.table.rules is None:
             return None
-        return per_table(self.table, "heuristic_arrays", _table_arrays)
+        return self.table.derived("heuristic_arrays", _table_arrays)
 
     # ------------------------------------------------------------------ seats
     def _slot(self, steps: int, pos: Position) -> int:

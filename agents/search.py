@@ -21,13 +21,12 @@ the move, the noise no longer does (``z=0`` always takes the best-looking move).
 It sits at the table (``crates eval --agents search heuristic``, with settings
 ``search:samples=8,stock_max=6,base=shipped``; ``crates play``, self-play
 opponents) and teaches the warm start (``warm_start.teacher: search``). It needs the game to
-look ahead, so it sets ``needs_env = True`` and is called as ``act_in(env, observation,
-action_mask)`` (``agents.decide`` does the right call for any agent; ``env`` is a ``raw_env``
-or the reference ``Game`` itself); it uses only ``Game.resample_hidden`` for the seat to play and
-``Game.clone``, so it never reads a card its seat cannot see. The rollouts of every move x
-re-deal of every decision searched together run as one batch of games
-(``crates_env.batch.game_batch``: the compiled engine wherever it plays the table), the base
-policy deciding every seat of every rollout a batch at a time.
+look ahead, so it declares ``looks_ahead`` and is called as ``act(observation, action_mask,
+game)`` (the reference ``Game``, or a ``raw_env`` holding it); it uses only
+``Game.resample_hidden`` for the seat to play and ``Game.clone``, so it never reads a card its
+seat cannot see. The rollouts of every move x re-deal of every decision searched together run
+as one batch of games (``crates_env.engine_choice.game_batch``: the compiled engine wherever it
+plays the table), the base policy deciding every seat of every rollout a batch at a time.
 """
 
 from __future__ import annotations
@@ -39,12 +38,12 @@ from typing import Any
 
 import numpy as np
 
-from crates_env.batch import game_batch
+from crates_env.engine_choice import game_batch
 from crates_env.game import Game
 from crates_env.rules import lead_over_others
 
 from . import shipped
-from .base import BaseAgent, Explanation, Table, decide_batch
+from .base import Agent, Explanation, Table, decide_batch
 from .policy import PolicyAgent
 from .scripted import HeuristicAgent
 
@@ -92,7 +91,7 @@ def teacher_settings(preset: str) -> SearchSettings:
     return TEACHERS[preset]
 
 
-class SearchAgent(BaseAgent):
+class SearchAgent(Agent):
     """Acts for the seat to play in ``env`` (a ``raw_env``) from its observation and mask.
 
     Every setting left out is the table's teacher's (``TEACHERS``). ``samples``: re-deals per
@@ -109,7 +108,7 @@ class SearchAgent(BaseAgent):
     (best against worst: the decisions worth most, whatever the base move).
     """
 
-    needs_env = True
+    looks_ahead = True
 
     def __init__(
         self,
@@ -169,29 +168,28 @@ class SearchAgent(BaseAgent):
         self.rng = np.random.default_rng(seed)
         self._batches: dict[tuple, Any] = {}  # (rules, size) -> a batch of games, for rollouts
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        raise ValueError(
-            "SearchAgent looks ahead in the game: call act_in(env, observation, action_mask) "
-            "(agents.decide does it for any agent)"
-        )
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, game: Any = None) -> int:
+        return int(self._act_group([self], observation[None, :], action_mask[None, :], [game])[0])
 
-    def act_in(self, env, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.act_group([self], observation[None, :], action_mask[None, :], [env])[0])
+    def act_batch(
+        self, observations: np.ndarray, action_masks: np.ndarray, games: Any = None
+    ) -> np.ndarray:
+        return self._act_group([self] * len(observations), observations, action_masks, games)
 
     @property
-    def batch_group(self) -> tuple:
+    def _group(self) -> tuple:
         """Searches of one setting decide together: their rollouts run as one batch."""
         settings = (self.samples, self.stock_max, self.base, self.z, self.deepen, self.deepen_at)
         return ("search", id(self.table), *settings)
 
     @classmethod
-    def act_group(cls, agents, observations, masks, envs=None) -> np.ndarray:
+    def _act_group(cls, agents, observations, masks, envs=None) -> np.ndarray:
         """Row ``i``'s action by ``agents[i]`` in the game of ``envs[i]``: every searched
         decision's rollouts together (``margins_of``), each re-dealt from its own agent's
-        generator, and the base policy's moves a batch at a time; the same moves as ``act_in``
+        generator, and the base policy's moves a batch at a time; the same moves as ``act``
         row by row."""
-        if envs is None:
-            raise ValueError("SearchAgent looks ahead in the game: give each row its game (envs)")
+        if envs is None or any(env is None for env in envs):
+            raise ValueError("SearchAgent looks ahead in the game: give each position its game")
         masks = np.asarray(masks).astype(bool)
         legal = [np.flatnonzero(m) for m in masks]
         rows = range(len(agents))
@@ -250,23 +248,26 @@ class SearchAgent(BaseAgent):
         observation: np.ndarray,
         action_mask: np.ndarray,
         *,
-        env: Any = None,
+        game: Any = None,
         search: bool = False,
     ) -> Explanation:
         """What the base network says (``PolicyAgent.explain``; nothing over HeuristicAgent) and,
         with ``search=True`` at a decision the agent searches (``searches``: elsewhere it plays
         its base policy's move), each move's mean margin with its standard error over the
         re-deals (``move_margins``). The re-deals come from a copy of the agent's generator:
-        explaining changes nothing of its play, and just before ``act_in`` they are the very
+        explaining changes nothing of its play, and just before ``act`` they are the very
         re-deals its search draws first (``deepen``'s further re-deals are not shown)."""
-        if search and env is None:
-            raise ValueError("SearchAgent searches in the game: explain(..., env=env, search=True)")
+        if search and game is None:
+            raise ValueError(
+                "SearchAgent searches in the game: explain(..., game=game, search=True)"
+            )
         legal = np.flatnonzero(action_mask)
-        base = getattr(self.base_policy, "explain", None)
-        said = base(observation, action_mask) if base else Explanation(tuple(map(int, legal)))
-        if not search or not self.searches(env, legal):
+        said = self.base_policy.explain(observation, action_mask) or Explanation(
+            tuple(map(int, legal))
+        )
+        if not search or not self.searches(game, legal):
             return said
-        margins = self.margins_of([(env, legal)], [copy.deepcopy(self.rng)])[0]
+        margins = self.margins_of([(game, legal)], [copy.deepcopy(self.rng)])[0]
         values = Verdict.of(margins, legal, None).values
         spread = margins.std(axis=1, ddof=1) if self.samples > 1 else np.zeros_like(values)
         se = spread / np.sqrt(self.samples)

@@ -5,10 +5,13 @@ code) meets the baselines from the command line in one of two ways:
 
 - **A class or factory by import path**, ``my_pkg.bots:MyAgent``: anything with
   ``act(observation, action_mask) -> int``, and optionally ``act_batch(observations,
-  action_masks) -> actions`` (a batch of rows at once) and ``reset()`` (called at each game's
-  start). It is called with the keyword arguments it accepts among ``table`` (the
-  ``agents.Table`` of the game: layout, players, card points) and ``seed``; the module must be
-  importable where the games are played (Ray workers too).
+  action_masks) -> actions`` (a batch of rows at once), ``reset()`` (called at each game's
+  start) and ``explain(observation, action_mask, env=..., search=...)`` (``env``: the game).
+  It is called with the keyword
+  arguments it accepts among ``table`` (the ``agents.Table`` of the game: layout, players, card
+  points) and ``seed``; the module must be importable where the games are played (Ray workers
+  too). ``UserAgent`` adapts what it makes to the agent protocol (``agents.Agent``), so it need
+  not know this package's classes.
 - **A policy file**: a TorchScript module (``.pt``, ``torch.jit.script(...).save``) or an
   exported program (``.pt2``, ``torch.export.save``, exported with a dynamic batch dimension)
   mapping observations (float32, ``(batch, obs_size)``) and action masks (bool, ``(batch,
@@ -28,8 +31,9 @@ from typing import Any
 import numpy as np
 
 from crates_env.actions import NUM_ACTIONS
+from crates_env.game import Game
 
-from .base import Table
+from .base import Agent, Games, Table
 from .policy import PolicyAgent, first_line
 
 IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
@@ -42,9 +46,10 @@ def is_import_path(spec: str, names: tuple[str, ...] = ()) -> bool:
     return bool(IMPORT_PATH.match(spec)) and spec.partition(":")[0] not in names
 
 
-def agent_by_import_path(spec: str, table: Table, seed: int | None = None) -> Any:
-    """The object ``module:Name`` makes, called with those of ``table`` and ``seed`` it
-    accepts; ValueError naming the spec and what is wrong."""
+def agent_by_import_path(spec: str, table: Table, seed: int | None = None) -> Agent:
+    """The agent ``module:Name`` makes, called with those of ``table`` and ``seed`` it accepts
+    (adapted by ``UserAgent`` unless it is an ``agents.Agent`` already); ValueError naming the
+    spec and what is wrong."""
     module_name, _, name = spec.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -66,18 +71,53 @@ def agent_by_import_path(spec: str, table: Table, seed: int | None = None) -> An
         params = {}
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     agent = factory(**{k: v for k, v in offered.items() if takes_any or k in params})
+    if isinstance(agent, Agent):
+        return agent
     if not callable(getattr(agent, "act", None)):
         raise ValueError(
             f"agent {spec!r}: {type(agent).__name__} has no act(observation, action_mask) "
             "method (the agent protocol: act, and optionally act_batch and reset)"
         )
-    if not callable(getattr(agent, "reset", None)):
-        agent.reset = _nothing  # the protocol's reset is optional for a user's agent
-    return agent
+    return UserAgent(agent)
 
 
-def _nothing() -> None:
-    return None
+class UserAgent(Agent):
+    """An agent written elsewhere, adapted to the agent protocol: its ``act(observation,
+    action_mask)``, and its ``act_batch``, ``reset`` and ``explain`` where it has them (the
+    protocol's defaults where it has not). It never looks ahead: it is not given the game."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        # what the object offers beyond act, found once here, at the boundary
+        self._offers = {
+            name
+            for name in ("act_batch", "reset", "explain")
+            if callable(getattr(agent, name, None))
+        }
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None
+    ) -> int:
+        return int(self.agent.act(observation, action_mask))
+
+    def act_batch(
+        self, observations: np.ndarray, action_masks: np.ndarray, games: Games = None
+    ) -> np.ndarray:
+        if "act_batch" not in self._offers:
+            return super().act_batch(observations, action_masks)
+        return np.asarray(self.agent.act_batch(observations, action_masks), dtype=np.int64)
+
+    def reset(self) -> None:
+        if "reset" in self._offers:
+            self.agent.reset()
+
+    def explain(self, observation: np.ndarray, action_mask: np.ndarray, **asked: Any) -> Any:
+        """The object's own explain, asked with the game as ``env`` (the keyword a user's explain
+        has always taken); None where it has none."""
+        if "explain" not in self._offers:
+            return None
+        game, search = asked.get("game"), asked.get("search", False)
+        return self.agent.explain(observation, action_mask, env=game, search=search)
 
 
 class TorchScriptAgent(PolicyAgent):

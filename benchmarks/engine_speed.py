@@ -5,7 +5,7 @@ Run from the repository root:
     python benchmarks/engine_speed.py
     python benchmarks/engine_speed.py --preset craits --players 8 --seconds 10 --seed 1
 
-Each game is ``Game(preset, players, seed=...)`` played to the end with
+Each game is ``new_game(preset, players, seed=...)`` played to the end with
 ``random.Random(seed).choice(g.legal_actions())`` and ``g.apply``; nothing else (no environment,
 no observation encoding) is timed. Games are played until ``--seconds`` have passed, and the last
 game is always finished, so the figures count whole games only.
@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from crates_env import Game
+from crates_env import new_game
 from crates_env.rules import PLAYER_COUNTS, PRESETS
 
 
@@ -50,7 +50,7 @@ def run(preset: str, players: int, seconds: float, seed: int) -> dict:
     start = time.perf_counter()
     deadline = start + seconds
     while True:
-        g = Game(preset, players, seed=seed + games)
+        g = new_game(preset, players, seed=seed + games)
         apply, legal_actions = g.apply, g.legal_actions
         while not g.game_over:
             apply(choose(legal_actions()))

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from agents import Table, decide, make_agent
+from agents import Table, make_agent
 from crates_env.actions import DRAW, SUIT, action_name
 from crates_env.cards import RANKS, rank_of
 from crates_env.env import raw_env
@@ -53,9 +53,9 @@ def compare(first: str, second: str, games: int, seed: int) -> tuple[dict, Count
             seat = g.to_play
             seen = env.observe(env.possible_agents[seat])
             obs, mask = seen["observation"], seen["action_mask"]
-            move = decide(players[seat], env, obs, mask)
+            move = players[seat].act(obs, mask, g)
             if mask.sum() > 1:
-                theirs = decide(other, env, obs, mask)
+                theirs = other.act(obs, mask, g)
                 stock = g.view(seat).stock_size
                 bucket = next(f"{lo}-{hi}" for lo, hi in BUCKETS if lo <= stock <= hi)
                 decision = "suit" if mask[SUIT:DRAW].any() else "card"

@@ -29,9 +29,10 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agents.networks import untrained_policy
 from crates_env.actions import NUM_ACTIONS
 from train.config import load_config
-from train.ppo import make_policy, make_vec_env
+from train.ppo import make_vec_env, policy_spec
 from train.workers import usable_cores
 
 
@@ -123,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(threads)
     vec = make_vec_env(config)
     if args.snapshots:
-        policy = make_policy(vec.observation_space, vec.action_space, config)
+        policy = untrained_policy(*policy_spec(config), vec.observation_space, vec.action_space)
         vec.add_snapshot(policy.state_dict())
     engine = type(vec._local.games).__name__ if vec._local is not None else "worker processes"
     space = vec.observation_space

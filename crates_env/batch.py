@@ -1,31 +1,435 @@
-"""A batch of games on either engine: ``ReferenceGames`` (the reference engine behind the batch
-interface, ``crates_env.batching.GameBatch``) and ``game_batch``, which takes the compiled
-engine (``crates_env.vector.VectorGame``) wherever it plays the table.
+"""A batch of games: ``GameBatch``, the one interface to many games of one table advanced
+together, and ``ReferenceGames``, the reference engine behind it.
 
-Whoever drives games a batch at a time (self-play and the Gymnasium vector env, evaluation,
-SearchAgent's rollouts) is written once against the interface and runs on both engines; the
-differential tests hold the two batches to the same games, move for move.
+A batch holds ``num_games`` games in slots and advances them a decision at a time. Two engines
+stand behind the interface: the compiled one (``crates_env.vector.VectorGame``) and the
+reference one (``ReferenceGames``: ``crates_env.Game`` objects, paid as ``raw_env`` pays them,
+``crates_env.payouts``). ``crates_env.engine_choice.game_batch`` builds the compiled one
+wherever it plays the table. Whoever drives games a batch at a time (the Gymnasium vector env
+and self-play, evaluation, SearchAgent's rollouts) is written once against the interface; the
+differential tests hold the two engines to the same games, move for move.
+
+This module also holds what does not depend on the engine: the seeds of the games dealt, and
+the checks of every input (a ValueError naming the argument before any game moves).
 """
 
 from __future__ import annotations
 
+import os
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
-from .actions import NUM_ACTIONS
-from .batching import GameBatch, check_out, check_rng
+from .actions import NUM_ACTIONS, action_name
 from .game import Game, new_game
+from .observation import Observer
 from .payouts import Payouts, final_standing, legal_mask
 from .rules import Ruleset, make_ruleset
-from .settings import next_game_rng
+from .settings import EnvSettings, next_game_rng
 from .state import HAND_ENDINGS, HandScore
 
-ENGINES = ("auto", "vector", "reference")
-# a batch's keyword arguments that are no ruleset option
-BATCH_SETTINGS = ("reward_mode", "reward_scale", "one_card", "reward_timing", "render_mode")
-BATCH_SETTINGS += ("autoreset",)
+
+class GameBatch(ABC):
+    """``num_games`` games of one table, advanced together: the batch interface.
+
+    Built with the keyword arguments of ``crates_v0.raw_env`` (ruleset options, ``reward_mode``,
+    ``reward_scale``, ``reward_timing``, ``one_card``). ``autoreset=True`` deals a finished
+    game's slot a new game at once, its seed drawn from the slot's seed stream.
+
+    Games start with ``reset(seeds)`` (``new_game(..., seed=seeds[i])``, in every slot or in
+    ``slots``) or, as the environment deals them, ``reset_as_env(streams, slots)``. Then
+    ``to_play`` (the seat deciding in each game), ``legal_mask()``, ``observe()`` (the
+    observation of that seat), ``step(actions) -> (rewards, game_over)``; ``hand_log`` says what
+    each finished hand scored. ``from_game`` loads a reference position into a slot;
+    ``copy_games`` copies games between slots (a search branches many continuations of one
+    position this way).
+    """
+
+    rules: Ruleset
+    settings: EnvSettings
+
+    def __init__(
+        self,
+        num_games: int,
+        preset: str = "crates",
+        num_players: int | None = None,
+        *,
+        reward_mode: str = "points",
+        reward_scale: float = 1.0,
+        one_card: str = "action",
+        reward_timing: str = "hand",
+        render_mode: str | None = None,
+        autoreset: bool = True,
+        **options: Any,
+    ) -> None:
+        if isinstance(num_games, bool) or not isinstance(num_games, int | np.integer):
+            raise ValueError(f"num_games must be a positive int, not {num_games!r}")
+        num_games = int(num_games)
+        name = type(self).__name__
+        if not 1 <= num_games <= self.max_games():
+            raise ValueError(
+                f"num_games must be from 1 to {self.max_games():,} (what this machine's memory "
+                f"holds of {name}'s games), not {num_games:,}"
+            )
+        if render_mode is not None:
+            raise ValueError(
+                f"{name} does not render (render_mode={render_mode!r}); render one game of "
+                "the reference engine (crates_env.crates_v0.raw_env)"
+            )
+        self.settings = EnvSettings(reward_mode, reward_scale, reward_timing, one_card)
+        self.rules = make_ruleset(preset, num_players, **options)
+        self.num_games = num_games
+        self.num_players = self.rules.num_players
+        self.autoreset = bool(autoreset)
+        self.observer = Observer(self.rules)
+        self.rewards = np.zeros((num_games, self.num_players), dtype=np.float64)
+        self.game_over = np.ones(num_games, dtype=bool)
+        self.seeds = np.zeros(num_games, dtype=np.int64)  # the seed of each slot's game
+        self._no_seats = np.full(num_games, -1, dtype=np.int64)
+        self._all = np.ones(num_games, dtype=bool)
+
+    # what one game takes in memory, about (each engine's own); the largest batch is what the
+    # machine's memory holds, checked before anything is allocated
+    BYTES_A_GAME = 64 * 1024
+
+    @classmethod
+    def max_games(cls) -> int:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        return max(1, memory // cls.BYTES_A_GAME)
+
+    @property
+    def observation_size(self) -> int:
+        return self.observer.size
+
+    # ------------------------------------------------------------------ starting games
+    def reset(
+        self,
+        seeds: Sequence[int] | np.ndarray | int | None = None,
+        slots: Sequence[int] | np.ndarray | None = None,
+    ) -> None:
+        """New games in every slot (or in ``slots``): slot ``slots[i]`` gets
+        ``new_game(preset, num_players, seed=seeds[i], **options)``, deal for deal. ``seeds``
+        may be one int (the ``i``-th slot gets ``seed + i``) or None (fresh entropy). Later games
+        of an autoreset slot take their seeds from a stream seeded by the slot's seed here."""
+        slots = np.arange(self.num_games) if slots is None else self._slots("slots", slots)
+        count = len(slots)
+        if seeds is None:
+            seeds = np.random.SeedSequence().generate_state(count, np.uint32).astype(np.int64)
+        elif np.ndim(seeds) == 0:
+            base = check_seed(seeds)
+            seeds = [base + i for i in range(count)]
+        seeds = check_seeds(seeds, count, "reset needs one seed per slot")
+        self._seed_slots(slots, seeds)
+        self._deal(slots, seeds)
+
+    def reset_as_env(
+        self,
+        streams: Sequence[np.random.Generator],
+        slots: Sequence[int] | np.ndarray | None = None,
+    ) -> None:
+        """New games in every slot (or in ``slots``), as the environment deals them: the next
+        game ``raw_env`` deals from its reset stream ``streams[i]``, which is advanced
+        (``raw_env.reset(seed=s)`` then plain resets deal the games of ``default_rng(s)`` in
+        turn). ``seeds`` holds -1 for them."""
+        slots = np.arange(self.num_games) if slots is None else self._slots("slots", slots)
+        if not isinstance(streams, Sequence) or len(streams) != len(slots):
+            raise ValueError(
+                f"reset_as_env needs streams: one numpy Generator per slot ({len(slots)}), not "
+                f"{streams!r}"
+            )
+        for stream in streams:
+            check_rng(stream, "streams")
+        self._deal_games(slots, [next_game_rng(s) for s in streams])
+
+    # what each engine does: keep the slots' seed streams and deal games
+    @abstractmethod
+    def _seed_slots(self, slots: np.ndarray, seeds: list[int]) -> None:
+        """The seed streams of ``slots`` (autoreset's next seeds) from their seeds."""
+
+    @abstractmethod
+    def _deal(self, slots: np.ndarray, seeds: list[int]) -> None:
+        """Deal ``new_game(..., seed=seeds[i])`` into ``slots[i]``; ``seeds`` records them."""
+
+    @abstractmethod
+    def _deal_games(self, slots: np.ndarray, games: list[np.random.Generator]) -> None:
+        """Deal ``new_game(..., seed=games[i])`` into ``slots[i]``; ``seeds`` holds -1 for
+        them."""
+
+    @abstractmethod
+    def _restart(self, slots: np.ndarray) -> None:
+        """New games in ``slots`` (int64, each once), their seeds drawn from each slot's seed
+        stream (``seeds`` then holds them): autoreset's path. A slot never reset draws from
+        ``default_rng([slot, 2])``."""
+
+    # ------------------------------------------------------------------ positions
+    @abstractmethod
+    def from_game(self, game: Game, slot: int = 0, paid: Sequence[int] = ()) -> None:
+        """Load a copy of ``game`` into ``slot``: it plays on exactly as ``game`` does (the same
+        reshuffles and later deals). ``paid``: pressure points of the hand in play already
+        rewarded (``raw_env``'s, with ``reward_timing="event"``)."""
+
+    def copy_games(
+        self, source: np.ndarray | Sequence[int], target: np.ndarray | Sequence[int]
+    ) -> None:
+        """Game ``source[i]`` copied into slot ``target[i]``: both play on identically."""
+        source = self._slots("source", source, distinct=False)
+        target = self._slots("target", target)
+        if len(source) != len(target):
+            raise ValueError(
+                f"copy_games needs as many target slots as source slots, not {len(target)} "
+                f"for {len(source)}"
+            )
+        self._copy_games(source, target)
+
+    @abstractmethod
+    def _copy_games(self, source: np.ndarray, target: np.ndarray) -> None:
+        """``copy_games`` of checked slots."""
+
+    # ------------------------------------------------------------------ playing
+    @property
+    @abstractmethod
+    def to_play(self) -> np.ndarray:
+        """The seat that decides in each game (meaningless in a finished game)."""
+
+    @abstractmethod
+    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        """int8 ``[B, 63]``: the AEC action mask of the seat to play in each game."""
+
+    @abstractmethod
+    def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """float32 ``[B, observation_size]``: the AEC observation of the seat to play in each
+        game, or of ``seats[i]`` in game ``i`` (-1: the seat to play; a finished game's seats
+        see its final position)."""
+
+    @abstractmethod
+    def step(
+        self, actions: np.ndarray | Sequence[int], active: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """One decision in every game (or in those ``active`` marks): ``actions[i]`` for the
+        seat to play in game ``i``.
+
+        Returns ``(rewards [B, num_players], game_over [B])``: what the AEC env pays each seat
+        on that step, and which games ended on it. With ``autoreset`` those slots already hold
+        new games. With ``misplay_mode="penalize"`` a misplay the rules penalise is accepted and
+        penalised (``Game.acceptable_actions``). Any other action raises ``ValueError`` naming
+        the game, the action and the legal ones, and no game moves."""
+
+    def random_actions(
+        self, rng: np.random.Generator, mask: np.ndarray | None = None
+    ) -> np.ndarray:
+        """A uniformly random legal action in every game (``mask``: ``legal_mask()``'s, if
+        already built): the legal action that one ``rng.random()`` a game picks."""
+        check_rng(rng)
+        mask = self.legal_mask() if mask is None else self._mask(mask)
+        return self._random_actions(mask, rng.random(self.num_games))
+
+    @abstractmethod
+    def _random_actions(self, mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
+        """Per game, the legal action of ``mask`` at ``draws[i]`` (in [0, 1)) of the way
+        through its legal actions."""
+
+    def play_random_seats(
+        self,
+        random_seats: np.ndarray,
+        paid_to: np.ndarray,
+        rng: np.random.Generator,
+        games: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Let the seats marked in ``random_seats`` (bool ``[B, num_players]``) play uniformly
+        random legal moves until an unmarked seat is to play or the game is over (in every
+        game, or in ``games``). Returns float64 ``[B]``: the rewards paid on those moves to seat
+        ``paid_to[i]`` of game ``i``. ``rng`` draws the moves and is advanced. Finished games
+        stay finished (``game_over``), whatever ``autoreset`` says."""
+        b, n = self.num_games, self.num_players
+        games = np.arange(b) if games is None else self._slots("games", games)
+        random_seats = self._flags("random_seats", random_seats, (b, n))
+        paid_to = self._seats("paid_to", paid_to)
+        check_rng(rng)
+        return self._play_random_seats(random_seats, paid_to, rng, games)
+
+    @abstractmethod
+    def _play_random_seats(
+        self, random_seats: np.ndarray, paid_to: np.ndarray, rng: np.random.Generator, games
+    ) -> np.ndarray:
+        """``play_random_seats`` with checked input (``games``: int64 slots)."""
+
+    # ------------------------------------------------------------------ results
+    @property
+    @abstractmethod
+    def scores(self) -> np.ndarray:
+        """int64 ``[B, teams]``: each game's cumulative scores."""
+
+    @property
+    @abstractmethod
+    def stars(self) -> np.ndarray:
+        """int ``[B, num_players]``: each seat's stars (kreights)."""
+
+    @property
+    @abstractmethod
+    def pressures_taken(self) -> np.ndarray:
+        """int ``[B, teams]``: the shuffle pressures each side has taken this game."""
+
+    @property
+    @abstractmethod
+    def hands_played(self) -> np.ndarray:
+        """int ``[B]``: the hands each game has finished."""
+
+    @property
+    @abstractmethod
+    def truncated(self) -> np.ndarray:
+        """bool ``[B]``: games stopped by a guard (``max_hands``, ``max_decisions_per_hand``)."""
+
+    @abstractmethod
+    def winners(self, slot: int) -> list[int]:
+        """``Game.winners`` of the game in ``slot``: the sides with the best standing; in an
+        elimination game the players left."""
+
+    @abstractmethod
+    def standing(self, slot: int) -> list[float]:
+        """``crates_env.payouts.final_standing`` of the game in ``slot``: per side, larger is
+        better (in an elimination game the hand a side was knocked out in)."""
+
+    @property
+    @abstractmethod
+    def standings(self) -> np.ndarray:
+        """float ``[B, teams]``: every game's ``standing``, as it stands now (zeros in a slot
+        that holds no game yet)."""
+
+    @abstractmethod
+    def last_hands(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per game, how its last finished hand ended (int ``[B]``, an index of
+        ``HAND_ENDINGS``) and who went out in it (-1: nobody); 0 and -1 before any hand."""
+
+    @abstractmethod
+    def hand_log(self, slot: int, first: int) -> list[HandScore]:
+        """The hands game ``slot`` finished from hand ``first`` on, oldest first, as the
+        reference game's ``results[first:]`` score them (``HandScore``)."""
+
+    # ------------------------------------------------------------------ input checks
+    def _check_slot(self, slot: object) -> None:
+        if isinstance(slot, bool) or not isinstance(slot, int | np.integer):
+            raise ValueError(f"slot must be an int 0..{self.num_games - 1}, not {slot!r}")
+        if not 0 <= slot < self.num_games:
+            raise ValueError(f"slot must be 0..{self.num_games - 1}, not {slot!r}")
+
+    def _slots(self, name: str, slots: object, distinct: bool = True) -> np.ndarray:
+        """``slots`` as int64 slot numbers 0..B-1 (each once, if ``distinct``); a ValueError
+        naming ``name`` otherwise."""
+        b = self.num_games
+        slots = np.asarray(slots)
+        if slots.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        what = f"{name} must be a 1-D sequence of slots (ints 0..{b - 1})"
+        if slots.ndim != 1 or not np.issubdtype(slots.dtype, np.integer):
+            raise ValueError(f"{what}, not {slots.dtype} of shape {slots.shape}")
+        outside = slots[(slots < 0) | (slots >= b)]
+        if outside.size:
+            raise ValueError(f"{what}: {outside[0]} is no slot")
+        if distinct:
+            values, counts = np.unique(slots, return_counts=True)
+            if (counts > 1).any():
+                raise ValueError(f"{name} names slot {values[counts > 1][0]} more than once")
+        return slots.astype(np.int64, copy=False)
+
+    def _seats(self, name: str, seats: object, low: int = 0) -> np.ndarray:
+        """One seat per game (int64 ``[B]``, ``low``..num_players-1); ValueError otherwise."""
+        seats = check_ints(name, seats, (self.num_games,))
+        outside = seats[(seats < low) | (seats >= self.num_players)]
+        if outside.size:
+            raise ValueError(
+                f"{name} holds seat {outside[0]}: seats at this table are {low}.."
+                f"{self.num_players - 1}"
+            )
+        return seats
+
+    @staticmethod
+    def _flags(name: str, flags: object, shape: tuple[int, ...]) -> np.ndarray:
+        """A bool array of ``shape``; a ValueError naming ``name`` otherwise."""
+        flags = np.asarray(flags)
+        if flags.shape != shape or flags.dtype != np.bool_:
+            raise ValueError(
+                f"{name} must be bool of shape {shape}, not {flags.dtype} of shape {flags.shape}"
+            )
+        return np.ascontiguousarray(flags)
+
+    def _mask(self, mask: object) -> np.ndarray:
+        """An action mask for every game (``legal_mask``'s): 0/1 of shape ``[B, 63]``, each
+        row of a game in progress allowing something."""
+        shape = (self.num_games, NUM_ACTIONS)
+        mask = np.asarray(mask)
+        if mask.shape != shape or not (
+            np.issubdtype(mask.dtype, np.integer) or mask.dtype == np.bool_
+        ):
+            raise ValueError(
+                f"mask must be ints or bools of shape {shape} (legal_mask()'s), not "
+                f"{mask.dtype} of shape {mask.shape}"
+            )
+        zero_one, empty = self._mask_problems(mask)
+        if not zero_one:
+            raise ValueError("mask must hold 0 and 1 only (legal_mask()'s)")
+        if empty >= 0:  # a finished game (over at its deal, too) has no move: only live ones
+            stuck = np.flatnonzero(~mask.any(axis=1) & ~self.game_over)
+            if stuck.size:
+                raise ValueError(f"mask allows no action in game {stuck[0]}")
+        return mask.astype(np.int8, copy=False)
+
+    @staticmethod
+    def _mask_problems(mask: np.ndarray) -> tuple[bool, int]:
+        """Whether ``mask`` holds only 0 and 1, and the first game it allows nothing in (-1:
+        none)."""
+        empty = np.flatnonzero(~mask.any(axis=1))
+        return bool(((mask == 0) | (mask == 1)).all()), int(empty[0]) if empty.size else -1
+
+    def _step_input(self, actions: object, active: object) -> tuple[np.ndarray, np.ndarray]:
+        """``step``'s actions (int64 ``[B]``) and active games (bool ``[B]``), checked: without
+        autoreset, a finished game is no longer stepped."""
+        actions = check_ints("actions", actions, (self.num_games,))
+        active = self._all if active is None else self._flags("active", active, (self.num_games,))
+        over = np.flatnonzero(active & self.game_over)
+        if not self.autoreset and over.size:
+            raise ValueError(
+                f"game {over[0]} is over (autoreset=False): leave it out of active, or deal it "
+                "a new game (start, restart)"
+            )
+        return actions, active
+
+    @staticmethod
+    def _refuse(game: int, action: int, legal: np.ndarray, accepted: np.ndarray) -> NoReturn:
+        """The ValueError of an action ``step`` does not take in ``game`` (``legal``: its legal
+        actions; ``accepted``: what ``step`` takes, the misplays ``penalize`` adds included)."""
+        name = f" ({action_name(action)})" if 0 <= action < NUM_ACTIONS else ""
+        text = f"game {game}: illegal action {action}{name}; legal: {_names(legal)}"
+        misplays = (accepted != 0) & (legal == 0)
+        raise ValueError(
+            text + (f"; penalised misplays: {_names(misplays)}" if misplays.any() else "")
+        )
+
+    def _loadable(self, game: object, slot: object, paid: object) -> list[int]:
+        """``from_game``'s checks: a game of this ruleset, a slot, at most one int of
+        ``paid`` per side; ``paid`` for every side."""
+        if not isinstance(game, Game) or game.rules != self.rules:
+            raise ValueError("from_game takes a Game of this batch's ruleset")
+        self._check_slot(slot)
+        teams = self.rules.num_teams
+        if (
+            not isinstance(paid, Sequence | np.ndarray)
+            or len(paid) > teams
+            or any(isinstance(p, bool) or not isinstance(p, int | np.integer) for p in paid)
+        ):
+            raise ValueError(f"paid must be at most {teams} ints (one per side), not {paid!r}")
+        return [int(p) for p in paid] + [0] * (teams - len(paid))
+
+    def _check_first(self, first: object, last: int) -> int:
+        """``hand_log``'s first hand: an int from 0 to ``last`` (the hands finished)."""
+        if isinstance(first, bool) or not isinstance(first, int | np.integer) or first < 0:
+            raise ValueError(f"first must be a hand index (an int >= 0), not {first!r}")
+        if first > last:
+            raise ValueError(
+                f"first must be 0..{last} (the game has finished {last} hands), not {first}"
+            )
+        return int(first)
 
 
 class ReferenceGames(GameBatch):
@@ -34,8 +438,9 @@ class ReferenceGames(GameBatch):
     at a time in Python. ``game(slot)`` is the game in a slot, for what only the reference
     engine offers (a search's re-deals, the hidden state, pressure shaping).
 
-    Random seats (``random_actions``, ``play_random_seats``) draw from the generator given, as
-    the compiled engine does, but not the same moves: the same distribution, another stream.
+    ``random_actions`` picks the compiled engine's moves from the same generator;
+    ``play_random_seats`` draws from the generator given as the compiled engine does, but not
+    the same moves: the same distribution, another stream.
     """
 
     def __init__(self, num_games: int, preset: str = "crates", **kwargs: Any) -> None:
@@ -48,7 +453,7 @@ class ReferenceGames(GameBatch):
         self._check_slot(slot)
         payouts = self._games[slot]
         if payouts is None:
-            raise ValueError(f"slot {slot} holds no game yet: reset() or start() first")
+            raise ValueError(f"slot {slot} holds no game yet: reset() first")
         return payouts.game
 
     def paid_pressure_points(self, slot: int) -> list[int]:
@@ -58,12 +463,12 @@ class ReferenceGames(GameBatch):
         return list(self._games[slot].paid)
 
     # ------------------------------------------------------------------ starting games
-    def _seed_slots(self, seeds: list[int]) -> None:
-        self._seed_streams = [np.random.default_rng([s, 1]) for s in seeds]
+    def _seed_slots(self, slots: np.ndarray, seeds: list[int]) -> None:
+        for slot, seed in zip(slots, seeds, strict=True):
+            self._seed_streams[slot] = np.random.default_rng([seed, 1])
 
-    def _deal(self, slots: np.ndarray, seeds: list[int], as_env: bool) -> None:
-        games = [next_game_rng(np.random.default_rng(s)) for s in seeds] if as_env else seeds
-        self._start_games(slots, seeds, games)
+    def _deal(self, slots: np.ndarray, seeds: list[int]) -> None:
+        self._start_games(slots, seeds, seeds)
 
     def _deal_games(self, slots: np.ndarray, games: list[np.random.Generator]) -> None:
         self._start_games(slots, [-1] * len(slots), games)
@@ -78,7 +483,7 @@ class ReferenceGames(GameBatch):
 
     def _restart(self, slots: np.ndarray) -> None:
         seeds = [int(self._stream(int(s)).integers(2**63)) for s in slots]
-        self._deal(slots, seeds, as_env=False)
+        self._deal(slots, seeds)
 
     def _stream(self, slot: int) -> np.random.Generator:
         """The seed stream of ``slot`` (a slot never reset gets one of its own)."""
@@ -91,23 +496,10 @@ class ReferenceGames(GameBatch):
         self.game_over[slot] = payouts.game.game_over
 
     def from_game(self, game: Game, slot: int = 0, paid: Sequence[int] = ()) -> None:
-        """Load a copy of ``game`` into ``slot``: it plays on exactly as ``game`` does.
-        ``paid``: pressure points of the hand in play already rewarded (``raw_env``'s, with
-        ``reward_timing="event"``)."""
         paid = self._loadable(game, slot, paid)
         self._load(slot, Payouts(game.clone(), self.settings, paid))
 
-    def copy_games(
-        self, source: np.ndarray | Sequence[int], target: np.ndarray | Sequence[int]
-    ) -> None:
-        """Game ``source[i]`` copied into slot ``target[i]``: both play on identically."""
-        source = self._slots("source", source, distinct=False)
-        target = self._slots("target", target)
-        if len(source) != len(target):
-            raise ValueError(
-                f"copy_games needs as many target slots as source slots, not {len(target)} "
-                f"for {len(source)}"
-            )
+    def _copy_games(self, source: np.ndarray, target: np.ndarray) -> None:
         copies = [self._live(int(s)).clone() for s in source]
         for slot, payouts in zip(target, copies, strict=True):
             self._load(int(slot), payouts)
@@ -115,17 +507,15 @@ class ReferenceGames(GameBatch):
     def _live(self, slot: int) -> Payouts:
         payouts = self._games[slot]
         if payouts is None:
-            raise ValueError(f"slot {slot} holds no game yet: reset() or start() first")
+            raise ValueError(f"slot {slot} holds no game yet: reset() first")
         return payouts
 
     # ------------------------------------------------------------------ playing
     @property
     def to_play(self) -> np.ndarray:
-        """The seat that decides in each game (meaningless in a finished game)."""
         return np.array([0 if p is None else p.game.to_play for p in self._games], dtype=np.int32)
 
     def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
-        """int8 ``[B, 63]``: the AEC action mask of the seat to play in each game."""
         shape = (self.num_games, NUM_ACTIONS)
         out = np.zeros(shape, dtype=np.int8) if out is None else check_out(out, shape, np.int8)
         out[:] = 0
@@ -135,9 +525,6 @@ class ReferenceGames(GameBatch):
         return out
 
     def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
-        """float32 ``[B, observation_size]``: the AEC observation of the seat to play in each
-        game, or of ``seats[i]`` in game ``i`` (-1: the seat to play; a finished game's seats
-        see its final position)."""
         shape = (self.num_games, self.observer.size)
         out = (
             np.zeros(shape, dtype=np.float32) if out is None else check_out(out, shape, np.float32)
@@ -164,13 +551,6 @@ class ReferenceGames(GameBatch):
     def step(
         self, actions: np.ndarray | Sequence[int], active: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """One decision in every game (or in those ``active`` marks): ``actions[i]`` for the
-        seat to play in game ``i``.
-
-        Returns ``(rewards [B, num_players], game_over [B])``: what the AEC env pays each seat
-        on that step, and which games ended on it. With ``autoreset`` those slots already hold
-        new games. An illegal action raises ``ValueError`` naming the game, the action and the
-        legal ones, and no game moves."""
         actions, active = self._step_input(actions, active)
         moving = [i for i in np.flatnonzero(active) if not self.game_over[i]]
         for i in moving:
@@ -187,38 +567,17 @@ class ReferenceGames(GameBatch):
         self.game_over |= ended
         rewards = self.rewards.copy()
         if self.autoreset and ended.any():
-            self.restart(np.flatnonzero(ended))
+            self._restart(np.flatnonzero(ended))
         return rewards, ended
 
-    def random_actions(
-        self, rng: np.random.Generator, mask: np.ndarray | None = None
-    ) -> np.ndarray:
-        """A uniformly random legal action in every game (``mask``: ``legal_mask()``'s, if
-        already built): the legal action that one ``rng.random()`` a game picks, as the compiled
-        engine's does."""
-        check_rng(rng)
-        mask = self.legal_mask() if mask is None else self._mask(mask)
-        picks = (rng.random(self.num_games) * mask.sum(axis=1)).astype(np.int64)
+    def _random_actions(self, mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
+        picks = (draws * mask.sum(axis=1)).astype(np.int64)
         return np.argmax(mask.cumsum(axis=1) > picks[:, None], axis=1).astype(np.int64)
 
-    def play_random_seats(
-        self,
-        random_seats: np.ndarray,
-        paid_to: np.ndarray,
-        rng: np.random.Generator,
-        games: np.ndarray | None = None,
+    def _play_random_seats(
+        self, random_seats: np.ndarray, paid_to: np.ndarray, rng: np.random.Generator, games
     ) -> np.ndarray:
-        """Let the seats marked in ``random_seats`` (bool ``[B, num_players]``) play uniformly
-        random legal moves until an unmarked seat is to play or the game is over (in every
-        game, or in ``games``). Returns float64 ``[B]``: the rewards paid on those moves to seat
-        ``paid_to[i]`` of game ``i``. Finished games stay finished, whatever ``autoreset``
-        says."""
-        b, n = self.num_games, self.num_players
-        games = np.arange(b) if games is None else self._slots("games", games)
-        random_seats = self._flags("random_seats", random_seats, (b, n))
-        paid_to = self._seats("paid_to", paid_to)
-        check_rng(rng)
-        totals = np.zeros(b)
+        totals = np.zeros(self.num_games)
         for i in games:
             payouts = self._games[i]
             g = payouts.game
@@ -238,42 +597,32 @@ class ReferenceGames(GameBatch):
 
     @property
     def scores(self) -> np.ndarray:
-        """int64 ``[B, teams]``: each game's cumulative scores."""
         return self._field(lambda g: g.scores, np.int64, self.rules.num_teams)
 
     @property
     def stars(self) -> np.ndarray:
-        """int ``[B, num_players]``: each seat's stars (kreights)."""
         return self._field(lambda g: g.stars, np.int64, self.num_players)
 
     @property
     def pressures_taken(self) -> np.ndarray:
-        """int ``[B, teams]``: the shuffle pressures each side has taken this game."""
         return self._field(lambda g: g.game_state.pressure_count, np.int64, self.rules.num_teams)
 
     @property
     def hands_played(self) -> np.ndarray:
-        """int ``[B]``: the hands each game has finished."""
         return self._field(lambda g: g.hand_index, np.int64, 1)[:, 0]
 
     @property
     def truncated(self) -> np.ndarray:
-        """bool ``[B]``: games stopped by a guard (``max_hands``, ``max_decisions_per_hand``)."""
         return self._field(lambda g: g.truncated, bool, 1)[:, 0]
 
     def winners(self, slot: int) -> list[int]:
-        """``Game.winners`` of the game in ``slot``: the sides with the best standing."""
         return self.game(slot).winners()
 
     def standing(self, slot: int) -> list[float]:
-        """``crates_env.payouts.final_standing`` of the game in ``slot``: per side, larger is
-        better."""
         return final_standing(self.game(slot))
 
     @property
     def standings(self) -> np.ndarray:
-        """float ``[B, teams]``: every game's ``standing``, as it stands now (zeros in a slot
-        that holds no game yet)."""
         out = np.zeros((self.num_games, self.rules.num_teams), dtype=np.float64)
         for i, p in enumerate(self._games):
             if p is not None:
@@ -281,8 +630,6 @@ class ReferenceGames(GameBatch):
         return out
 
     def last_hands(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per game, how its last finished hand ended (int ``[B]``, an index of
-        ``HAND_ENDINGS``) and who went out in it (-1: nobody); 0 and -1 before any hand."""
         ended_by = np.zeros(self.num_games, dtype=np.int64)
         went_out = np.full(self.num_games, -1, dtype=np.int64)
         for i, p in enumerate(self._games):
@@ -293,8 +640,6 @@ class ReferenceGames(GameBatch):
         return ended_by, went_out
 
     def hand_log(self, slot: int, first: int) -> list[HandScore]:
-        """The hands game ``slot`` finished from hand ``first`` on, oldest first
-        (``HandScore``)."""
         g = self.game(slot)
         return [HandScore.of(r) for r in g.results[self._check_first(first, len(g.results)) :]]
 
@@ -305,39 +650,54 @@ def _mask_of(actions) -> np.ndarray:
     return mask
 
 
-def game_batch(num_games: int, engine: str = "auto", **env_kwargs: Any) -> GameBatch:
-    """``num_games`` games of the table ``env_kwargs`` names (``raw_env``'s keyword arguments,
-    with ``autoreset``): on the compiled engine where it plays the table (``engine="auto"``),
-    on the reference engine (``"reference"``), or insisting on the compiled one (``"vector"``:
-    a ValueError saying why it cannot)."""
-    if engine not in ENGINES:
-        raise ValueError(f"engine={engine!r} is not valid; use one of {', '.join(ENGINES)}")
-    if engine != "reference":
-        why = compiled_refusal(rules_of_env(env_kwargs))
-        if not why:
-            from .vector import VectorGame
-
-            return VectorGame(num_games, **env_kwargs)
-        if engine == "vector":
-            raise ValueError(f"engine='vector' cannot play this table: {why}")
-    return ReferenceGames(num_games, **env_kwargs)
+def _names(mask: np.ndarray) -> str:
+    return ", ".join(f"{a} ({action_name(int(a))})" for a in np.flatnonzero(mask))
 
 
-def rules_of_env(env_kwargs: dict[str, Any]) -> Ruleset:
-    """The ruleset ``env_kwargs`` name (the environment's own settings set aside)."""
-    options = {k: v for k, v in env_kwargs.items() if k not in BATCH_SETTINGS}
-    return make_ruleset(
-        options.pop("preset", "crates"), options.pop("num_players", None), **options
-    )
+def check_seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63:
+        raise ValueError(f"seeds must be ints from 0 to 2**63 - 1, not {seed!r}")
+    return int(seed)
 
 
-def compiled_refusal(rules: Ruleset) -> str:
-    """Why the compiled engine cannot play ``rules`` ("" when it can): a table it does not
-    play, or a numpy whose generator it does not reproduce."""
-    try:
-        from .vector.games import check_supported
+def check_seeds(seeds: object, count: int, what: str) -> list[int]:
+    """``count`` seeds (ints >= 0), checked before any game is dealt."""
+    if isinstance(seeds, str | bytes) or not isinstance(seeds, Sequence | np.ndarray):
+        raise ValueError(f"{what}: {count} ints >= 0, not {seeds!r}")
+    if len(seeds) != count:
+        raise ValueError(f"{what}: {count} seeds, not {len(seeds)}")
+    return [check_seed(s) for s in seeds]
 
-        check_supported(rules)
-    except (ValueError, ImportError) as exc:
-        return str(exc)
-    return ""
+
+def check_ints(name: str, values: object, shape: tuple[int, ...]) -> np.ndarray:
+    """An int64 array of ``shape``; a ValueError naming ``name`` otherwise."""
+    values = np.asarray(values)
+    if values.shape != shape or not np.issubdtype(values.dtype, np.integer):
+        raise ValueError(
+            f"{name} must be integers of shape {shape} (one per game), not {values.dtype} of "
+            f"shape {values.shape}"
+        )
+    return np.ascontiguousarray(values, dtype=np.int64)
+
+
+def check_out(out: object, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    """A caller's output array: ``dtype``, ``shape``, C-contiguous and writeable."""
+    if not (
+        isinstance(out, np.ndarray)
+        and out.shape == shape
+        and out.dtype == dtype
+        and out.flags.c_contiguous
+        and out.flags.writeable
+    ):
+        got = f"{out.dtype} of shape {out.shape}" if isinstance(out, np.ndarray) else repr(out)
+        raise ValueError(
+            f"out must be a writeable C-contiguous {np.dtype(dtype)} array of shape {shape}, "
+            f"not {got}"
+        )
+    return out
+
+
+def check_rng(rng: object, name: str = "rng") -> None:
+    pcg64 = isinstance(rng, np.random.Generator) and isinstance(rng.bit_generator, np.random.PCG64)
+    if not pcg64:
+        raise ValueError(f"{name}: a numpy Generator over PCG64 (default_rng), not {rng!r}")

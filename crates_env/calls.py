@@ -1,4 +1,4 @@
-"""The one-card call of the Crates family (RULES.md §1.6, P2), in all its variants.
+"""The one-card call of the Crates family (docs/rules.md §1.6, P2), in all its variants.
 
 Mixed into :class:`crates_env.crates.CratesGame`. The variants are resolved ruleset fields:
 

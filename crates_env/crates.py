@@ -1,13 +1,14 @@
 """The Crates family: ``crates``, ``chicago1970``, ``kreights``, ``craits``, ``creights``.
 
-:class:`CratesGame` plays a turn of the family (RULES.md §1.3-1.15): match the suit or the rank of
-the top card, or play a wild (8, 9: name a suit) or a Joker; draw one when no play is legal. What
+:class:`CratesGame` plays a turn of the family (docs/rules.md §1.3-1.15): match the suit or the
+rank of the top card, or play a wild (8, 9: name a suit) or a Joker; draw one when no play is
+legal. What
 a card does to the table is its :class:`~crates_env.rules.CardFunction` (who draws how many, who
 plays next, does the turn go on). The procedural rules are code here:
 
 - **the count**: a 2 starts it, each ace or 2 adds to it, a Joker bounces it back to the previous
   player; the player who cannot add draws the total (a player who runs out during the count is
-  out, and the hand ends when the count is drawn, RULES.md §1.5);
+  out, and the hand ends when the count is drawn, docs/rules.md §1.5);
 - **Coopers**: a 6 (and a craits face K) must be followed by the same player; with nothing to
   follow, the turn ends with a draw;
 - **the transparent Joker**: the suit and rank beneath it stay in force;
@@ -47,7 +48,7 @@ from .state import Decision, GameState, HandState, TurnState
 
 @dataclass(frozen=True)
 class PlayMasks:
-    """The cards a player may play, as bitmasks over the deck's card ids (RULES.md §1.3-1.5):
+    """The cards a player may play, as bitmasks over the deck's card ids (docs/rules.md §1.3-1.5):
     ``match[suit][rank]`` on that suit and rank outside the count (the suit, the rank, a wild
     8 or 9, a Joker), ``count`` in a count (an ace, a 2, a Joker), ``six`` the sixes."""
 
@@ -406,7 +407,7 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
         self._after_play(p, kind, plain)
 
     def _after_play(self, p: int, kind: int, plain: bool) -> None:
-        """Move the turn after a card (or the starter) has resolved (RULES.md §1.15)."""
+        """Move the turn after a card (or the starter) has resolved (docs/rules.md §1.15)."""
         hs = self.hand_state
         if hs.count:
             if hs.sizes[p] == 0 and p not in hs.out_order:
@@ -467,7 +468,8 @@ class CratesGame(Misplays, OneCardCalls, Game, family="crates"):
         self._start_turn(self.next_seat(p))
 
     def _count_over(self, drawer: int) -> None:
-        """After the count is drawn: the hand ends if someone went out during it (RULES.md §1.5)."""
+        """After the count is drawn: the hand ends if someone went out during it (docs/rules.md
+        §1.5)."""
         hs, r = self.hand_state, self.rules
         if hs.out_order:
             hs.ha_ha = drawer == hs.out_order[0]

@@ -10,7 +10,7 @@ card does is its rank's entry in ``Ruleset.card_roles`` (``"offensive"``, ``"def
 ``draw_rule``; how a hand ends and scores is ``in_air``, ``empty_stock``, ``hand_scoring`` and
 ``game_end``.
 
-A turn (RULES.md §1.3, §1.4, §4.7):
+A turn (docs/rules.md §1.3, §1.4, §4.7):
 
 - facing a demand (an offensive card's pending total), block with an ace, stack an offensive
   card, or draw the total and miss the turn [003:95];

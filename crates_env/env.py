@@ -18,7 +18,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import register_gymnasium
-from .actions import NUM_ACTIONS, action_name, parse_action
+from .actions import NUM_ACTIONS, action_name, parse_action, random_legal_action
 from .cards import SUIT_SYMBOLS, SUITS, card_code, pretty
 from .game import Game, HandResult, new_game
 from .observation import Observer
@@ -32,15 +32,6 @@ RENDER_MODES = ("ansi", "human", "rgb_array")
 ILLEGAL_MODES = ("raise", "terminate")
 
 register_gymnasium()  # gymnasium is loaded now: gymnasium.make("Crates-v0") works
-
-
-def legal_actions(action_mask: np.ndarray) -> np.ndarray:
-    """The legal action ids of a mask; an all-zero mask means the player was asked out of
-    turn."""
-    legal = np.flatnonzero(action_mask)
-    if legal.size == 0:
-        raise ValueError("the action mask allows nothing: this agent is not the one to act")
-    return legal
 
 
 def env(**kwargs) -> AECEnv:
@@ -369,15 +360,13 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
 
 class UniformRandom:
     """Picks uniformly among the legal actions from its own seeded generator: the Gymnasium
-    wrapper's default opponent, and ``agents.RandomAgent``'s play."""
+    wrapper's default opponent (``agents.RandomAgent`` plays the same draw)."""
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = legal_actions(action_mask)
-        # The same draw as rng.choice(legal), without its overhead (a self-play hot path).
-        return int(legal[self.rng.integers(len(legal))])
+        return random_legal_action(self.rng, action_mask)
 
 
 @dataclass

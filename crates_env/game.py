@@ -11,11 +11,11 @@ Two engines play the rule systems, siblings on this shared base:
 - :class:`crates_env.eights.EightsGame`, the Crazy Eights family (``crazy_eights``, ``zimbabwe``).
 
 ``new_game(preset_or_ruleset, num_players, **kw)`` builds the engine a ruleset needs
-(``Ruleset.engine``); so does ``Game(...)``, the way ``pathlib.Path(...)`` builds the path class
-of the system, so existing callers keep working.
+(``Ruleset.engine``). ``Game`` itself is abstract: what a family must supply is its abstract
+methods.
 
 This module holds what both families do the same way: the deal, the stock and the discard pile,
-the draw procedure D of RULES.md §1.15 with its reshuffles and shuffle pressures, applying,
+the draw procedure D of docs/rules.md §1.15 with its reshuffles and shuffle pressures, applying,
 screening and refusing actions, the hand and game lifecycle and the results. The state lives in
 three values (``crates_env.state``: game, hand, turn); ``clone()`` copies them, and
 ``resample_hidden(seat, rng)`` re-deals what a seat cannot see. ``view(seat)`` is everything a
@@ -26,6 +26,7 @@ statistics read.
 from __future__ import annotations
 
 import operator
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NoReturn
 
@@ -61,10 +62,10 @@ class HandEnded(Exception):
     blocked crazy_eights stock); ``apply`` catches it."""
 
 
-class Game:
+class Game(ABC):
     """A game of one rule system, from the first deal to the final score.
 
-    ``new_game("kreights", 3, seed=7)`` or ``Game(make_ruleset(...), seed=7)``. ``deck`` (card
+    ``new_game("kreights", 3, seed=7)`` or ``new_game(make_ruleset(...), seed=7)``. ``deck`` (card
     codes, top first) stacks the first hand: cards are dealt one at a time from the dealer's
     left, then the starter is turned, the rest is the stock; a shorter list is completed with
     the remaining cards in random order. ``dealer`` fixes the first dealer; ``hand_index``
@@ -90,9 +91,6 @@ class Game:
         if family:
             cls.family = family
             Game._engines[family] = cls
-
-    def __new__(cls, rules: Ruleset | str = "crates", *args: Any, **kwargs: Any) -> Game:
-        return super().__new__(engine_for(rules) if cls is Game else cls)
 
     def __init__(
         self,
@@ -126,6 +124,7 @@ class Game:
         self._start_hand(deck, events)
 
     # ------------------------------------------------------------------ what a family supplies
+    @abstractmethod
     def _build_masks(self) -> None:
         """Precompute the card masks the family's legal plays are made of (shared by clones)."""
 
@@ -138,47 +137,48 @@ class Game:
     def _new_hand(self, deal_size: int, events: list[Event]) -> HandState:
         return HandState.new(deal_size, self.n, self.rules.num_teams, events)
 
+    @abstractmethod
     def _turn_starter(self) -> None:
         """Turn the starter and give the first decision."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _compute_legal(self) -> list[int]:
-        raise NotImplementedError
+        """The legal actions of the pending decision, in increasing order."""
 
+    @abstractmethod
     def _act(self, action: int) -> None:
         """Carry out a legal action of the pending decision."""
-        raise NotImplementedError
 
     def _misplays(self) -> list[int]:
-        """Illegal actions that ``misplay_mode="penalize"`` accepts (none outside the Crates
-        family)."""
+        """Illegal actions that ``misplay_mode="penalize"`` accepts, each applied with its
+        penalty by ``_misplay``: the Crates family's (``crates_env.misplays.Misplays``); none
+        here."""
         return []
 
-    def _misplay(self, action: int) -> None:
-        raise NotImplementedError
-
+    @abstractmethod
     def _score_hand(self) -> None:
-        raise NotImplementedError
+        """Score the finished hand into the game state (its result, the scores)."""
 
+    @abstractmethod
     def _settle_hand(self) -> None:
         """Draws owed when the hand ends, before scoring."""
 
+    @abstractmethod
     def _set_family_position(self, **settings: Any) -> None:
         """Reset the family's hand flags for a scripted position, with its settings."""
-        raise NotImplementedError
 
     def _face_up(self, seat: int) -> int:
         """Cards of ``seat``'s hand that everybody sees: the dummy's whole hand (Figgy)."""
         return self.hand_state.hands[seat] if seat == self.rules.dummy_seat else 0
 
+    @abstractmethod
     def _family_view(self) -> dict[str, Any]:
         """The view's family part by field name, ``count`` to ``exposed``: every family fills
         each of them (0, False or nothing where it has no such fact)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def pending_draw(self) -> int:
         """Cards the player to act would take by drawing now."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------------ the deal
     def _start_hand(self, deck: Sequence[str | int] | None, events: list[Event]) -> None:
@@ -283,20 +283,21 @@ class Game:
         except HandEnded:  # a one-card penalty drawn past an empty stock (E-1)
             self._finish_hand()
 
+    @abstractmethod
     def _position_settings(self, settings: dict[str, Any]) -> dict[str, Any]:
         """The family's scripted-position settings, checked (``set_position``)."""
-        raise NotImplementedError
 
     def _needs_suit(self, discard: list[int]) -> bool:
         """Whether a scripted discard pile must say which suit is current."""
         return False
 
+    @abstractmethod
     def _set_top(self, discard: list[int], suit: int | None) -> None:
         """The suit and rank to follow on a scripted discard pile (``suit``: the one named)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _start_turn(self, seat: int) -> None:
-        raise NotImplementedError
+        """Give ``seat`` its turn (a one-card penalty it owes may take the turn away)."""
 
     # ------------------------------------------------------------------ seats
     def next_seat(self, seat: int, steps: int = 1) -> int:
@@ -603,8 +604,9 @@ class Game:
 
     # ------------------------------------------------------------------ drawing (procedure D)
     def _draw(self, seat: int, k: int) -> int:
-        """Procedure D of RULES.md §1.15: ``seat`` draws ``k`` cards, refilling the stock when it
-        runs out; returns the number drawn (fewer only when zimbabwe has nothing to reshuffle)."""
+        """Procedure D of docs/rules.md §1.15: ``seat`` draws ``k`` cards, refilling the stock when
+        it runs out; returns the number drawn (fewer only when zimbabwe has nothing to
+        reshuffle)."""
         hs = self.hand_state
         stock = hs.stock
         if len(stock) < k:

@@ -1,4 +1,4 @@
-"""Misplays and their penalties (RULES.md §1.12, P1: ``misplay_mode="penalize"``).
+"""Misplays and their penalties (docs/rules.md §1.12, P1: ``misplay_mode="penalize"``).
 
 Mixed into :class:`crates_env.crates.CratesGame`. With the default ``misplay_mode="reject"`` an
 illegal action is refused and changes nothing. With ``"penalize"`` the engine accepts the misplays

@@ -1,8 +1,8 @@
 """Rule systems as data.
 
 A ``Ruleset`` is an immutable, validated description of one rule system. It holds the user-facing
-options (the preset, the player count and every adjunct or interpretation flag of RULES.md §1.14)
-and the concrete rules they resolve to (who a 7 hits, the point table, the three-scoring
+options (the preset, the player count and every adjunct or interpretation flag of docs/rules.md
+§1.14) and the concrete rules they resolve to (who a 7 hits, the point table, the three-scoring
 algorithm, the pressure progression, ...). The game engines read only the resolved fields, so a
 preset is a value, never an ``if preset == ...`` (or a preset-named flag) in an engine.
 
@@ -50,7 +50,7 @@ STANDARD_SCHEDULE = (8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8)
 CRAITS_SHORT_SCHEDULE = (8, 7, 6, 5, 4, 3, 2, 1)
 SHWS_SCHEDULE = (2, 1, 1, 2)  # "the sequence is 2-1-1-2" [000:160]
 
-# Points by rank index (A, 2, ..., 10, J, Q, K), then the Joker; RULES.md §1.8.
+# Points by rank index (A, 2, ..., 10, J, Q, K), then the Joker; docs/rules.md §1.8.
 _CRATES_POINTS = (1, 20, 3, 15, 30, 30, 20, 50, 30, 25, 10, 10, 10, 40)
 POINT_TABLES = {
     "crates": _CRATES_POINTS,
@@ -63,15 +63,15 @@ POINT_TABLES = {
     "zimbabwe": (11, 25, 3, 4, 5, 6, 14, 40, 9, 10, 10, 10, 10, 50),  # [003:130-144]
 }
 ACE_OF_SPADES = make_kind(ACE, SPADES)
-# Kinds whose value differs from their rank's (RULES.md §1.8): "The Ace of Spades has a value of
-# 100" [003:144].
+# Kinds whose value differs from their rank's (docs/rules.md §1.8): "The Ace of Spades has a value
+# of 100" [003:144].
 KIND_POINTS = {"zimbabwe": {ACE_OF_SPADES: 100}}
 
 PRESETS = ("crates", "chicago1970", "kreights", "craits", "creights", "crazy_eights", "zimbabwe")
 # The engine that plays each preset (``Game`` picks it from ``Ruleset.engine``).
 PRESET_ENGINES = {"crazy_eights": "eights", "zimbabwe": "eights"}
 
-# Allowed player counts per preset (RULES.md §1.1, C-32).
+# Allowed player counts per preset (docs/rules.md §1.1, C-32).
 PLAYER_COUNTS = {
     "crates": range(2, 6),
     "chicago1970": range(3, 6),
@@ -82,8 +82,8 @@ PLAYER_COUNTS = {
     "zimbabwe": range(2, 8),  # SILENT→ as crazy_eights, subject to P5
 }
 
-# Which presets an adjunct or interpretation flag belongs to (RULES.md §1.14). chicago1970 inherits
-# the Boston adjuncts ("INH"); pressure_cap_20 is allowed wherever pressures double.
+# Which presets an adjunct or interpretation flag belongs to (docs/rules.md §1.14). chicago1970
+# inherits the Boston adjuncts ("INH"); pressure_cap_20 is allowed wherever pressures double.
 ADJUNCT_PRESETS = {
     "no_kings_queens": ("crates", "chicago1970", "craits"),
     "standig_jokers": ("crates", "chicago1970"),
@@ -118,7 +118,7 @@ _PRESET_DEFAULTS = {
     "zimbabwe_jokers": 2,  # SILENT→ a standard pack has two
     "deal_size": 5,  # "Five to 8 cards" [003:55]; SILENT→ 5, the parent game's count
 }
-# The misplay penalties of RULES.md §1.12: each needs misplay_mode="penalize" (P1).
+# The misplay penalties of docs/rules.md §1.12: each needs misplay_mode="penalize" (P1).
 MISPLAY_PENALTIES = ("kreights_penalty_cards", "kreights_revoke_penalty", "creights_dumbass_cards")
 REVOKE_POINTS = 1_000_000_000  # "1,000M points" [001:53] (C-24)
 
@@ -137,11 +137,11 @@ _ZIMBABWE_DEMANDS = (0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5)
 _CRAZY_EIGHTS_ROLES = ("",) * EIGHT + ("declare",) + ("",) * (13 - EIGHT)
 _EIGHTS = tuple(make_kind(EIGHT, s) for s in range(4))
 QUEEN_OF_SPADES = make_kind(QUEEN, SPADES)
-COUNT_PIPS = {ACE: 1, TWO: 2}  # what an ace and a deuce add to the count (RULES.md §1.5)
+COUNT_PIPS = {ACE: 1, TWO: 2}  # what an ace and a deuce add to the count (docs/rules.md §1.5)
 
 
 class ThreeScoring(IntEnum):
-    """How threes count in a hand left at the end (``crates_env.scoring``, RULES.md §1.15):
+    """How threes count in a hand left at the end (``crates_env.scoring``, docs/rules.md §1.15):
     ``Ruleset.three_scoring`` is the member's name in lower case; the compiled engine reads the
     number."""
 
@@ -238,7 +238,7 @@ SEVEN_OF_DIAMONDS = make_kind(SEVEN, DIAMONDS)
 
 @dataclass(frozen=True)
 class CardFunction:
-    """What a card of the Crates family does when played, as data (RULES.md §1.3-1.4).
+    """What a card of the Crates family does when played, as data (docs/rules.md §1.3-1.4).
 
     Seats are counted in the direction of play from the player of the card: 1 is the next
     player, 2 the one after, -1 the previous player.
@@ -652,7 +652,8 @@ def _kind_points(preset: str) -> tuple[int, ...]:
 
 
 def _card_function(kind: int, rs: Ruleset, resolved: dict) -> CardFunction:
-    """What ``kind`` does under ``rs`` (RULES.md §1.3-1.4); the Joker's transparency is code."""
+    """What ``kind`` does under ``rs`` (docs/rules.md §1.3-1.4); the Joker's transparency is
+    code."""
     if kind == JOKER:
         return NO_FUNCTION
     rank, face = rank_of(kind), rs.craits_face_cards
@@ -682,7 +683,7 @@ def _card_function(kind: int, rs: Ruleset, resolved: dict) -> CardFunction:
 
 
 def _crates_rules(rs: Ruleset) -> dict:
-    """Fields of the Crates family's card functions and scoring (RULES.md §1.3-1.15); the
+    """Fields of the Crates family's card functions and scoring (docs/rules.md §1.3-1.15); the
     Crazy Eights family shares the dealing and point fields."""
     n, preset = rs.num_players, rs.preset
     small = n <= 3
@@ -766,7 +767,7 @@ def _seat_rules(rs: Ruleset) -> dict:
 
 
 def _misplay_rules(rs: Ruleset) -> dict:
-    """What ``penalize`` does with each kind of misplay (RULES.md §1.12)."""
+    """What ``penalize`` does with each kind of misplay (docs/rules.md §1.12)."""
     card = "expose" if rs.kreights_penalty_cards else ""
     return {
         "misplay_card": "dumbass" if rs.creights_dumbass_cards else card,

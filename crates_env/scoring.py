@@ -1,8 +1,8 @@
-"""Scoring a hand left at the end of a deal, and pressure values (RULES.md §1.8-1.10, §1.15).
+"""Scoring a hand left at the end of a deal, and pressure values (docs/rules.md §1.8-1.10, §1.15).
 
-The three-scoring algorithms are the closed forms of RULES.md §1.15; P3 says the engine always takes
-the minimum a player could reach by choosing covers, and these forms are that minimum (the tests
-check them against a brute-force search over every way to cover).
+The three-scoring algorithms are the closed forms of docs/rules.md §1.15; P3 says the engine
+always takes the minimum a player could reach by choosing covers, and these forms are that minimum
+(the tests check them against a brute-force search over every way to cover).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``CratesVectorEnv``: ``Crates-v0`` for ``num_envs`` games at once, a native Gymnasium
-``VectorEnv`` over a batch of games (``crates_env.batch``: the compiled engine wherever it plays
-the table).
+``VectorEnv`` over a batch of games (``crates_env.batch.GameBatch``: the compiled engine wherever it
+plays the table, ``crates_env.engine_choice``).
 
 ``gym.make_vec("Crates-v0", num_envs=1024, vectorization_mode="vector_entry_point", ...)``
 builds it with the single env's options. Each game is one episode seen by the learner; the
@@ -10,15 +10,17 @@ forward pass) once for every game waiting on it. ``step`` takes one action per g
 numpy arrays; the action masks are in ``infos["action_mask"]`` (and ``action_masks()``).
 
 Who sits where is a ``Seating``: the default (``TableSeating``) seats the learner and the
-opponents as ``Crates-v0`` does; self-play (``train.selfplay``) brings its own, drawing each
-game's opponents from a pool of agents and snapshots.
+opponents as ``Crates-v0`` does; self-play (``train.opponents.PoolSeating``) brings its own,
+drawing each game's opponents from a pool of agents and snapshots. Two more options serve a
+learner on the reference engine: ``hidden_state`` (what the seat cannot see after each
+observation, for a critic that reads it) and ``shaping`` (potential-based reward shaping).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from gymnasium import spaces
@@ -26,11 +28,12 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from .actions import NUM_ACTIONS
-from .batch import ENGINES, game_batch
-from .batching import GameBatch
+from .batch import GameBatch, ReferenceGames
+from .engine_choice import ENGINES, game_batch
 from .rules import int_value
 from .settings import finite_number, one_of
-from .wrappers import Opponent, check_learner_seat, seat_opponents
+from .view import PublicView
+from .wrappers import Opponent, Resetting, check_learner_seat, seat_opponents
 
 RANDOM = "random"  # a lineup whose opponents play uniformly random moves, in the engine
 FIRST_DECISION_TRIES = 1000  # games in a row that may end before the learner's first decision
@@ -51,6 +54,22 @@ class Lineup:
     learner: tuple[int, ...]  # every seat it plays: its own, and its partner's
     who: str
     agents: tuple[Any, ...] | None = None
+
+
+@runtime_checkable
+class BatchOpponent(Protocol):
+    """An opponent that decides many games at once (every ``agents.Agent``: a network's one
+    forward pass, HeuristicAgent's compiled twin): asked once for all the games waiting on it."""
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray: ...
+
+
+class Shaping(Protocol):
+    """Potential-based reward shaping: the learner's reward at each of its steps gains the
+    change of ``potential`` since its last decision (``train.shaping.PressureShaping``)."""
+
+    def potential(self, view: PublicView, team: int) -> float:
+        """The potential of the position ``view`` shows, for side ``team``, in reward units."""
 
 
 class Seating(Protocol):
@@ -114,7 +133,7 @@ class TableSeating:
             self._streams = [np.random.default_rng(s) for s in seeds]
             self._seat_rngs = [np.random.default_rng(s) for s in seeds]
         for agent in {id(a): a for a in self.opponents or () if a is not None}.values():
-            if hasattr(agent, "reset"):
+            if isinstance(agent, Resetting):
                 agent.reset()
 
     def new_game(self, slot: int) -> Lineup:
@@ -134,7 +153,7 @@ class TableSeating:
             by_agent.setdefault(id(agent), []).append(i)
         for members in by_agent.values():
             agent = agents[members[0]]
-            if hasattr(agent, "act_batch"):
+            if isinstance(agent, BatchOpponent):
                 actions[members] = agent.act_batch(observations[members], masks[members])
             else:
                 actions[members] = [agent.act(observations[i], masks[i]) for i in members]
@@ -150,7 +169,10 @@ class CratesVectorEnv(VectorEnv):
     engine wherever it plays the table; "vector"; "reference"), ``autoreset_mode``
     (Gymnasium's ``AutoresetMode``: ``NEXT_STEP``, the default, or ``SAME_STEP``) and
     ``seating`` (a ``Seating`` instead of ``learner_seat``, ``opponents`` and
-    ``partner_is_learner``).
+    ``partner_is_learner``). ``hidden_state=True`` follows each observation with what its seat
+    cannot see (``Observer.encode_hidden``: the other hands, the stock), for a critic that
+    reads it and never for a policy; ``shaping`` (a ``Shaping``) shapes the learner's rewards.
+    Both read the reference engine's games: "auto" then takes it, "vector" refuses.
 
     Observations are float32 ``[num_envs, size]``, the single env's vectors; actions one int
     per game. ``infos`` hold, per game, the learner's ``seat``, the hands finished since its
@@ -182,6 +204,8 @@ class CratesVectorEnv(VectorEnv):
         engine: str = "auto",
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         seating: Seating | None = None,
+        hidden_state: bool = False,
+        shaping: Shaping | None = None,
         **env_kwargs: Any,
     ) -> None:
         if int_value(num_envs) is None or num_envs < 1:
@@ -196,6 +220,14 @@ class CratesVectorEnv(VectorEnv):
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         one_of("engine", engine, ENGINES)
+        self.hidden_state, self.shaping = bool(hidden_state), shaping
+        if self.hidden_state or shaping is not None:  # they read the reference engine's games
+            if engine == "vector":
+                raise ValueError(
+                    "engine='vector' cannot give hidden_state or shaping: they read the "
+                    "reference engine's games"
+                )
+            engine = "reference"
         self.games = game_batch(
             int(num_envs),
             engine,
@@ -235,7 +267,8 @@ class CratesVectorEnv(VectorEnv):
 
     def _observation_space(self) -> spaces.Box:
         observer = self.games.observer
-        return spaces.Box(observer.low, observer.high, dtype=np.float32)
+        public = spaces.Box(observer.low, observer.high, dtype=np.float32)
+        return with_hidden_space(public, observer.hidden_size) if self.hidden_state else public
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(
@@ -350,7 +383,7 @@ class CratesVectorEnv(VectorEnv):
 
     def _new_games(self, slots: np.ndarray) -> None:
         lineups = [self.seating.new_game(int(i)) for i in slots]
-        self.games.start_from(slots, [lineup.deal for lineup in lineups])
+        self.games.reset_as_env([lineup.deal for lineup in lineups], slots)
         for i, lineup in zip(slots, lineups, strict=True):
             self._lineups[i] = lineup
             self._learner[i] = False
@@ -439,13 +472,25 @@ class CratesVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ what the learner sees
     def _observe(self, seats: np.ndarray | None = None) -> np.ndarray:
         """The learner's observation in every game (of ``seats[i]``; default the seat to
-        play)."""
-        return self.games.observe(seats)
+        play), with ``hidden_state`` what that seat cannot see after it."""
+        public = self.games.observe(seats)
+        if not self.hidden_state:
+            return public
+        games: ReferenceGames = self.games
+        hidden = games.observe_hidden(games.to_play if seats is None else seats)
+        return np.concatenate([public, hidden], axis=1)
 
     def _shaping_potential(self) -> np.ndarray | None:
-        """Per game, a potential whose change is added to the learner's reward at each of its
-        steps (potential-based shaping); None: no shaping."""
-        return None
+        """Per game, the ``shaping`` potential for the learner's side, whose change is added to
+        the learner's reward at each of its steps; None: no shaping."""
+        if self.shaping is None:
+            return None
+        out = np.zeros(self.num_envs)
+        for i in range(self.num_envs):
+            seat = int(self._seat[i])
+            view = self.games.game(i).view(seat)
+            out[i] = self.shaping.potential(view, self.rules.team_of(seat))
+        return out
 
     def _infos(self, scores: np.ndarray, hands: np.ndarray, illegal: np.ndarray) -> dict:
         """Every game's info: the hands finished since ``scores`` and ``hands`` (the learner's
@@ -494,6 +539,15 @@ class CratesVectorEnv(VectorEnv):
         return _with_masks(final, over)
 
 
+def with_hidden_space(public: spaces.Box, hidden: int) -> spaces.Box:
+    """``public`` followed by ``hidden`` card counts, within the public vector's bounds."""
+    return spaces.Box(
+        np.concatenate([public.low, np.zeros(hidden, dtype=np.float32)]),
+        np.concatenate([public.high, np.full(hidden, public.high.max(), dtype=np.float32)]),
+        dtype=np.float32,
+    )
+
+
 def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
     valid = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
     for choice in valid:
@@ -515,4 +569,13 @@ def _rows_only(value: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["RANDOM", "CratesVectorEnv", "Lineup", "Seating", "TableSeating"]
+__all__ = [
+    "RANDOM",
+    "BatchOpponent",
+    "CratesVectorEnv",
+    "Lineup",
+    "Seating",
+    "Shaping",
+    "TableSeating",
+    "with_hidden_space",
+]

@@ -1,14 +1,15 @@
 """Gymnasium single-agent view of the AEC environment, for SB3 and sb3-contrib's MaskablePPO.
 
-One seat is the learner; the other seats are played by opponent agents, any object with
-``act(observation, action_mask) -> int`` (and optionally ``reset()``). In a partnership game the
-learner also plays its partner's seat unless told otherwise, so a side is one policy.
+One seat is the learner; the other seats are played by opponents (``Opponent``: every
+``agents.Agent``, or any object with ``act(observation, action_mask) -> int``, and optionally
+``reset()``). In a partnership game the learner also plays its partner's seat unless told
+otherwise, so a side is one policy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import gymnasium as gym
 import numpy as np
@@ -18,8 +19,20 @@ from .rules import int_value
 from .settings import finite_number, one_of
 
 
+@runtime_checkable
 class Opponent(Protocol):
+    """What the environment asks of the agent at another seat: the action of its observation
+    and mask. Every ``agents.Agent`` is one (the environment never imports them); so is any
+    object with this method."""
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
+
+@runtime_checkable
+class Resetting(Protocol):
+    """An opponent that keeps state: ``reset()`` is called as each of its games starts."""
+
+    def reset(self) -> None: ...
 
 
 class CratesGymEnv(gym.Env):
@@ -117,7 +130,7 @@ class CratesGymEnv(gym.Env):
         )
         self._learner_agents = {self.aec.possible_agents[s] for s in self._learner_side(self.seat)}
         for s, opp in enumerate(self.opponents):
-            if opp is not None and hasattr(opp, "reset") and self._is_opponent(s):
+            if isinstance(opp, Resetting) and self._is_opponent(s):
                 opp.reset()
         self._carried = self._play_opponents()
 
@@ -210,7 +223,7 @@ def seat_opponents(
     for seat, agent in enumerate(seated):
         if agent is None and seat in learner:
             continue
-        if not callable(getattr(agent, "act", None)):
+        if not isinstance(agent, Opponent):
             raise ValueError(
                 f"opponents at seat {seat} must be an agent with act(observation, "
                 f"action_mask), not {agent!r}"

@@ -40,6 +40,16 @@ def _missing() -> list[str]:
     return missing
 
 
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """torch on one thread for a module's tests, then as many as before (the small networks of
+    the training tests run fastest so while other tests share the cores)."""
+    from train.workers import torch_threads
+
+    with torch_threads(1):
+        yield
+
+
 @pytest.fixture(scope="session")
 def browser():
     missing = _missing()

@@ -1,4 +1,9 @@
-"""Helpers for scripted-deal tests: stacked decks, actions by name, event logs."""
+"""Helpers for scripted-deal tests: stacked decks, actions by name, event logs.
+
+The rules' tests (``test_count.py``, ``test_pressures.py``, ``test_one_card_call.py``, ...) stack
+the deck (``deck=``) or script a position (``set_position``) and check exact hands, scores, event
+lines, the seat to play and the legal actions. Card order in ``g.hand()`` and ``cards_left`` is
+the engine's: clubs, diamonds, hearts, spades, and A, 2, ..., 10, J, Q, K inside a suit."""
 
 from __future__ import annotations
 
@@ -6,8 +11,10 @@ from collections.abc import Sequence
 from dataclasses import fields
 from functools import cache
 
-from crates_env import Game, parse_action
+from crates_env import Game, new_game, parse_action
 from crates_env.events import Event, texts
+
+ALL_SUITS = ["suit C", "suit D", "suit H", "suit S"]  # every suit a wild may name, in action order
 
 
 def deal_order(
@@ -26,35 +33,32 @@ def stacked(preset, n, hands, starter, stock=(), dealer=0, **options) -> Game:
     """A one-hand game dealt from :func:`deal_order`."""
     deck = deal_order(hands, dealer, starter, stock)
     schedule = [len(hands[0])]
-    return Game(preset, n, seed=0, dealer=dealer, deck=deck, deal_schedule=schedule, **options)
+    return new_game(preset, n, seed=0, dealer=dealer, deck=deck, deal_schedule=schedule, **options)
 
 
-def new_game(preset="crates", n=4, schedule=(8,), dealer=0, **options) -> Game:
+def short_game(preset="crates", n=4, schedule=(8,), dealer=0, **options) -> Game:
     """A game with a fixed first dealer and a short schedule (one hand unless told)."""
-    return Game(preset, n, seed=0, dealer=dealer, deal_schedule=list(schedule), **options)
+    return new_game(preset, n, seed=0, dealer=dealer, deal_schedule=list(schedule), **options)
 
 
-def tiny_maskable_ppo(steps: int):
-    """A MaskablePPO on short games (2- and 1-card hands) after ``steps`` of learning, torch on
-    one thread for the test's duration."""
-    import torch
+def tiny_maskable_ppo(steps: int, **env_kwargs):
+    """A MaskablePPO on short games (2- and 1-card hands; ``env_kwargs``: more of the wrapper's
+    keyword arguments) after ``steps`` of learning, torch on one thread for the test's
+    duration."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import Logger
 
     from crates_env.wrappers import CratesGymEnv
+    from train.workers import torch_threads
 
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        env = CratesGymEnv(deal_schedule=[2, 1])
+    with torch_threads(1):
+        env = CratesGymEnv(deal_schedule=[2, 1], **env_kwargs)
         model = MaskablePPO(
             "MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu"
         )
         # SB3 left on its own makes an empty log folder in the system's temp dir every learn()
         model.set_logger(Logger(folder=None, output_formats=[]))
         model.learn(steps)
-    finally:
-        torch.set_num_threads(threads)
     return model, env
 
 

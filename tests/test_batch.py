@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from crates_env import new_game
-from crates_env.batch import ReferenceGames, compiled_refusal, game_batch
+from crates_env.batch import ReferenceGames
+from crates_env.engine_choice import compiled_refusal, game_batch
 from crates_env.env import raw_env
 from crates_env.rules import make_ruleset
 from crates_env.vector import VectorGame

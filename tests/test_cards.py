@@ -152,7 +152,7 @@ def test_parse_cards_splits_on_whitespace_and_commas():
         ({"decks": 2, "no_kings_queens": True}, 88),
     ],
 )
-def test_deck_build_sizes(kwargs, size):
+def test_a_deck_holds_as_many_card_ids_as_its_options_give_cards(kwargs, size):
     deck = Deck.build(**kwargs)
     assert deck.size == size
     assert len(deck.kinds) == size

@@ -1,9 +1,12 @@
 """Every rule citation in the repository resolves inside it (docs/rules.md).
 
-The code, the tests and the docs cite the rule contract by code (C-, E-, TV- and DV- numbers) and
-the seed texts as ``[NNN]`` or ``[NNN:lines]``. Neither the contract nor the seeds are shipped, so
-docs/rules.md carries a "Citation key" table with a row per code and a "Sources" section that
-describes every seed document.
+The code, the tests and the docs cite the rule contract by section (``§1.15``, ranges such as
+``§1.3-1.15``), by policy (``P1`` to ``P6``), by label (``SILENT→``, ``INH``, ``DERIVED``) and by
+code (C-, E-, TV- and DV- numbers), and the seed texts as ``[NNN]`` or ``[NNN:lines]``. The seeds
+are not shipped, and the contract is docs/rules.md itself: its "The rules by section" has a
+heading per section, "Engine-wide policies" one per policy and the labels, the "Citation key" a
+row per code, and "Sources" describes every seed document. Nothing cites a file outside the
+repository.
 """
 
 from __future__ import annotations
@@ -13,13 +16,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_DOC = ROOT / "docs" / "rules.md"
-CODE_DIRS = ("crates_env", "agents", "train", "tests")
+CODE_DIRS = ("crates_env", "agents", "train", "tests", "benchmarks", "docs")
 
 KINDS = ("C", "E", "TV", "DV")
 CODE = re.compile(r"\b(C|E|TV|DV)-(\d+)\b")
 # "E-7 .. E-53", "DV-21..DV-25", "DV-01 to DV-12": a range cites every code in it.
 CODE_RANGE = re.compile(r"\b(C|E|TV|DV)-(\d+)\s*(?:\.\.|to)\s*(?:\1-)?(\d+)\b")
 SEED = re.compile(r"\[(00\d)(?::[\d,-]+)?\]")
+# "§1.15", "§4", a range "§1.3-1.15" (both ends must exist)
+SECTION = re.compile(r"§(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?")
+POLICY = re.compile(r"\bP(\d+)\b")
+LABELS = ("SILENT→", "INH", "DERIVED")
+# a citation of the contract or the seeds that leads out of the repository
+OUTSIDE = re.compile(r"RULES\.md|shared/|seeds/")
 
 
 def _section(text: str, title: str) -> str:
@@ -37,7 +46,7 @@ def _citing_texts() -> dict[str, str]:
     """Source and docs that cite rules, by path: the .py files of the code and the tests (this
     file aside), README.md and docs/*.md, with the citation key itself left out."""
     files = [p for d in CODE_DIRS for p in sorted((ROOT / d).rglob("*.py"))]
-    files += [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    files += [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), ROOT / ".ci" / "run"]
     texts = {}
     for path in files:
         if path.resolve() == Path(__file__).resolve() or not path.is_file():
@@ -101,3 +110,60 @@ def test_every_cited_seed_document_is_described_in_sources():
     described = set(re.findall(r"^\| `\[(\d{3})\]` \|", sources, re.M))
     missing = {doc: sorted(files) for doc, files in sorted(cited.items()) if doc not in described}
     assert not missing, f"seed documents cited but not described in Sources: {missing}"
+
+
+def _defined_sections() -> set[str]:
+    """The section numbers docs/rules.md explains: its ``### §N`` and ``#### §N.M`` headings."""
+    text = _section(RULES_DOC.read_text(encoding="utf-8"), "The rules by section")
+    return set(re.findall(r"^#{3,4} §(\d+(?:\.\d+)?) \S", text, re.M))
+
+
+def _defined_policies() -> set[str]:
+    text = _section(RULES_DOC.read_text(encoding="utf-8"), "Engine-wide policies")
+    return set(re.findall(r"^### P(\d+): \S", text, re.M))
+
+
+def _unresolved(texts: dict[str, str]) -> dict[str, list[str]]:
+    """Per file, the citations in ``texts`` that lead nowhere in the repository: a section or a
+    policy docs/rules.md does not explain, a label it does not define, a path outside."""
+    sections, policies = _defined_sections(), _defined_policies()
+    labels = _section(RULES_DOC.read_text(encoding="utf-8"), "Engine-wide policies")
+    found: dict[str, list[str]] = {}
+    for name, text in texts.items():
+        wrong = [f"§{n}" for ends in SECTION.findall(text) for n in ends if n and n not in sections]
+        wrong += [f"P{n}" for n in POLICY.findall(text) if n not in policies]
+        wrong += [label for label in LABELS if label in text and f"**{label}" not in labels]
+        wrong += OUTSIDE.findall(text)
+        if wrong:
+            found[name] = sorted(set(wrong))
+    return found
+
+
+def test_every_cited_section_policy_and_label_is_explained_in_docs_rules():
+    texts = _citing_texts()
+    cited = "".join(texts.values())
+    assert SECTION.search(cited) and POLICY.search(cited), "no citations found: the scan is broken"
+    assert len(_defined_sections()) >= 30 and _defined_policies() == {str(n) for n in range(1, 7)}
+    assert _unresolved(texts) == {}
+
+
+def test_no_citation_leads_out_of_the_repository():
+    """The rule contract is docs/rules.md itself: no file names another contract or the seed
+    files, and docs/rules.md links to nothing outside the repository."""
+    rules = RULES_DOC.read_text(encoding="utf-8")
+    assert not OUTSIDE.search(rules)
+    links = re.findall(r"\]\(([^)#]+)", rules)
+    assert all((RULES_DOC.parent / link).resolve().is_relative_to(ROOT) for link in links)
+    outside = {
+        name: w for name, w in _unresolved(_citing_texts()).items() if OUTSIDE.search(" ".join(w))
+    }
+    assert outside == {}
+
+
+def test_the_check_finds_a_citation_that_leads_nowhere():
+    planted = {
+        "a.py": "the count (docs/rules.md §1.5, P2)",
+        "b.py": "see RULES.md §9.9 and P7; SILENT→ nothing",
+        "c.md": "ranges §1.3-1.15 resolve, §1.3-1.99 does not",
+    }
+    assert _unresolved(planted) == {"b.py": ["P7", "RULES.md", "§9.9"], "c.md": ["§1.99"]}

@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from train.config import RANGES, TrainConfig, load_config
 from train.ppo import LATEST, STATE, CheckpointAndEvalCallback, TrainingDiverged, train
 
 from .test_train import TINY, tiny
+from .waiting import crates_command, lines_in, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -236,21 +236,21 @@ def test_a_damaged_snapshot_names_the_file(tmp_path):
 
 ORPHAN_SCRIPTS = {
     "self-play games": """
-import sys, time
+import signal, sys
 from train.config import load_config
 from train.ppo import make_vec_env
 config = load_config("configs/default.yaml", sys.argv[1:] + ["workers=2"])
 vec = make_vec_env(config)
 print(" ".join(str(p.pid) for p in vec._processes), flush=True)
-time.sleep(60)
+signal.pause()  # until killed
 """,
     "evaluation": """
-import multiprocessing as mp, time
+import multiprocessing as mp, signal
 from train.evaluation.games import init_worker
 pool = mp.get_context("spawn").Pool(2, initializer=init_worker)
 pool.map(abs, range(4))
 print(" ".join(str(p.pid) for p in pool._pool), flush=True)
-time.sleep(60)
+signal.pause()  # until killed
 """,
 }
 
@@ -268,32 +268,26 @@ def test_workers_die_with_a_killed_parent(kind):
     assert len(workers) == 2
     parent.send_signal(signal.SIGKILL)
     parent.wait()
-    deadline = time.time() + 10
-    while time.time() < deadline and any(_alive(pid) for pid in workers):
-        time.sleep(0.2)
-    assert not any(_alive(pid) for pid in workers)
+    wait_for(lambda: not any(_alive(pid) for pid in workers), 10, "the workers gone")
 
 
 def test_killing_an_evaluation_stops_it_quietly(tmp_path):
     """kill (SIGTERM) during `crates eval` with two workers: exit 130, no traceback, no
     leaked-semaphore warnings (it used to print both); what was played is kept."""
-    # far more deals than 8 seconds play, a batch of games at a time
+    # far more deals than the test waits for, a batch of games at a time
     command = ["eval", "--agents", "heuristic", "greedy", "--deals", "20000", "--workers", "2"]
-    command += ["--out", str(tmp_path / "out")]
-    evaluation = subprocess.Popen(
-        [sys.executable, "-m", "train.cli", *command, "--quiet", "--no-tensorboard"],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+    command += ["--out", str(tmp_path / "out"), "--quiet", "--no-tensorboard"]
+    evaluation = crates_command(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
-    time.sleep(8)  # the workers are playing
+    deals = tmp_path / "out" / "deals.csv"  # the workers are playing once deals come back
+    wait_for(lambda: lines_in(deals) > 1, 240, "the first deals played", evaluation)
     evaluation.send_signal(signal.SIGTERM)
     _, err = evaluation.communicate(timeout=60)
     assert evaluation.returncode == 130, err
     assert "Traceback" not in err and "leaked" not in err, err
-    if "partial result" in err:  # deals played in both lineups by then
-        assert json.loads((tmp_path / "out" / "report.json").read_text())["partial_of"] == 20000
+    assert "partial result" in err  # deals played in both lineups by then
+    assert json.loads((tmp_path / "out" / "report.json").read_text())["partial_of"] == 20000
 
 
 def _alive(pid: int) -> bool:

@@ -16,7 +16,8 @@ from train.ppo import LATEST, train
 
 from .test_train import tiny
 
-torch.set_num_threads(1)
+# torch on one thread while these tests run (the suite's threads as they were after them)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def test_count_views_follow_the_tables_layout_and_scales():

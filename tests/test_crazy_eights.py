@@ -1,25 +1,23 @@
 """Scripted deals for ``crazy_eights``, the basic game of [003:22-49].
 
-RULES.md vectors TV-18, TV-20, DV-26, DV-27 and edge cases E-62, E-63, E-64 (C-22, C-54), plus the
-open-ended game: hands repeat until someone reaches the target, the highest score wins, and a
-``max_hands`` guard truncates. Every test stacks the deck or scripts a position and checks exact
-hands, scores, event lines and legal actions.
+docs/rules.md vectors TV-18, TV-20, DV-26, DV-27 and edge cases E-62, E-63, E-64 (C-22, C-54),
+plus the open-ended game: hands repeat until someone reaches the target, the highest score wins,
+and a ``max_hands`` guard truncates. Every test stacks the deck or scripts a position and checks
+exact hands, scores, event lines and legal actions.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from crates_env import Decision, Game, IllegalActionError, parse_action
+from crates_env import Decision, Game, IllegalActionError, new_game, parse_action
 from crates_env.events import texts
 
-from .scripted import act, last_log, log_texts, names, new_game, since_setup, stacked
-
-ALL_SUITS = ["suit C", "suit D", "suit H", "suit S"]
+from .scripted import ALL_SUITS, act, last_log, log_texts, names, short_game, since_setup, stacked
 
 
 def crazy(n=3, **options) -> Game:
-    return new_game("crazy_eights", n, schedule=[5], **options)
+    return short_game("crazy_eights", n, schedule=[5], **options)
 
 
 # --- TV-18: what may follow 6♣ -----------------------------------------------------------------
@@ -185,7 +183,7 @@ def test_dv26_winner_collects_the_other_hands_then_the_next_hand_is_dealt():
 
 
 def test_tv20_game_ends_when_a_score_reaches_the_target_highest_wins():
-    g = new_game("crazy_eights", 2, schedule=[7])
+    g = short_game("crazy_eights", 2, schedule=[7])
     assert g.rules.target_score == 100
     g.set_position(hands=[["5H"], ["8S", "KD", "3C"]], stock=["2S"], discard=["5C"], turn=0)
     act(g, "play 5H")
@@ -249,14 +247,14 @@ def test_e63_blocked_hand_tied_lowest_each_score_the_sum():
 
 @pytest.mark.parametrize(("n", "deal", "stock"), [(2, 7, 37), (5, 5, 26), (6, 5, 73), (7, 5, 68)])
 def test_deal_sizes_and_two_decks_above_five_players(n, deal, stock):
-    g = Game("crazy_eights", n, seed=4)
+    g = new_game("crazy_eights", n, seed=4)
     assert g.hand_sizes == [deal] * n
     assert len(g.stock_cards()) == stock
     assert g.deck.size == (104 if n > 5 else 52)
 
 
 def test_two_decks_identical_cards_match_each_other():
-    g = new_game("crazy_eights", 6, schedule=[5])
+    g = short_game("crazy_eights", 6, schedule=[5])
     g.set_position(
         hands=[["7C", "KD"], ["2S"], ["3S"], ["4S"], ["5S"], ["6S"]],
         stock=["9H"],

@@ -115,7 +115,7 @@ def test_cli_curves_writes_the_default_png_and_prints_its_path(run_dir, capsys):
     assert str(run_dir / "curves.png") in capsys.readouterr().out
 
 
-def test_cli_curves_out(run_dir, tmp_path, capsys):
+def test_crates_curves_writes_the_png_where_out_says(run_dir, tmp_path, capsys):
     out = tmp_path / "elsewhere" / "plot.png"
     assert main(["curves", str(run_dir), "--out", str(out)]) == 0
     assert out.read_bytes().startswith(PNG_MAGIC)

@@ -1,5 +1,5 @@
-"""Agents deciding a batch at a time (``agents.decide_batch``, each kind's ``act_group``):
-the same moves as ``decide`` row by row, every agent drawing from its own generator."""
+"""Agents deciding a batch at a time (``agents.decide_batch``, each kind's ``_act_group``):
+the same moves as ``act`` row by row, every agent drawing from its own generator."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from agents import (
     RandomAgent,
     SearchAgent,
     Table,
-    decide,
+    UserAgent,
 )
 from agents.base import decide_batch
 from crates_env.batch import ReferenceGames
@@ -74,15 +74,15 @@ def test_a_batch_of_mixed_agents_decides_what_each_decides_alone():
     searched = 0
     for batch, observations, masks, live in _positions("crates", 4, {}, 100):
         kinds = live % len(together)
-        envs = [batch.game(int(i)) for i in live]
-        moves = decide_batch([together[k] for k in kinds], observations, masks, envs)
-        for move, k, env, o, m in zip(moves, kinds, envs, observations, masks, strict=True):
-            assert move == decide(alone[k], env, o, m)
-            searched += k == 5 and alone[5].searches(env, np.flatnonzero(m))
+        games = [batch.game(int(i)) for i in live]
+        moves = decide_batch([together[k] for k in kinds], observations, masks, games)
+        for move, k, game, o, m in zip(moves, kinds, games, observations, masks, strict=True):
+            assert move == alone[k].act(o, m, game)
+            searched += k == 5 and alone[5].searches(game, np.flatnonzero(m))
     assert searched > 0
 
 
-def test_one_agent_outside_the_base_class_decides_all_its_rows_in_one_call():
+def test_a_users_object_adapted_decides_all_its_rows_in_one_call_and_bare_is_refused():
     class Counting:
         def __init__(self):
             self.calls = []
@@ -96,5 +96,7 @@ def test_one_agent_outside_the_base_class_decides_all_its_rows_in_one_call():
 
     agent = Counting()
     _, observations, masks, _ = next(_positions("crates", 4, {}, 1))
-    moves = decide_batch([agent] * len(masks), observations, masks)
+    moves = decide_batch([UserAgent(agent)] * len(masks), observations, masks)
     assert agent.calls == [len(masks)] and all(masks[np.arange(len(masks)), moves])
+    with pytest.raises(ValueError, match="is no agent"):
+        decide_batch([agent] * len(masks), observations, masks)

@@ -6,12 +6,12 @@ import random
 
 import pytest
 
-from crates_env import Game
+from crates_env import new_game
 
 
 def first_positions(seed: int, policy_seed: int, preset: str, n: int) -> list[tuple]:
     """Each hand's cards at its first decision (before any choice can change them)."""
-    g = Game(preset, n, seed=seed)
+    g = new_game(preset, n, seed=seed)
     rng = random.Random(policy_seed)
     seen, positions = -1, []
     while not g.game_over:

@@ -16,7 +16,8 @@ from train.expert import STATE, label_plan, labels_folder, start_model, train_ex
 from train.imitation import Hold, clone
 from train.labels import Labels, chunk_path
 
-torch.set_num_threads(1)
+# torch on one thread while these tests run (the suite's threads as they were after them)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 # One hand of three cards; the search looks at every choice with two re-deals.
 TINY = [

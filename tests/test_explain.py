@@ -1,4 +1,4 @@
-"""Why an agent moved (``agents.explain``), the table as one seat sees it, and results in words.
+"""Why an agent moved (``Agent.explain``), the table as one seat sees it, and results in words.
 
 The network's probabilities are SB3's own masked distribution and its value SB3's critic; a
 search's margins are the very margins its next move is chosen from, and explaining changes
@@ -24,7 +24,6 @@ from agents import (
     RandomAgent,
     SearchAgent,
     Table,
-    explain,
     make_agent,
 )
 from agents.search import Verdict
@@ -43,7 +42,7 @@ from .test_search import _env_at
 def test_the_networks_probabilities_are_sb3s_masked_distribution_and_its_value_the_critics():
     env, obs, mask = _env_at(3)
     shipped = make_agent("shipped", Table.from_env(env))
-    said = explain(shipped, env, obs, mask)
+    said = shipped.explain(obs, mask, game=env.game)
     legal = np.flatnonzero(mask)
     assert said.moves == tuple(legal) and said.margins is None
     policy = shipped.model.policy
@@ -62,7 +61,7 @@ def test_scripted_agents_say_nothing_but_their_move():
     env, obs, mask = _env_at(3)
     table = Table.from_env(env)
     for agent in (RandomAgent(0), GreedyAgent(table), HeuristicAgent(table, 0)):
-        assert explain(agent, env, obs, mask, search=True) is None
+        assert agent.explain(obs, mask, game=env.game, search=True) is None
 
 
 def test_a_search_explains_with_the_margins_its_move_is_chosen_from_and_plays_on_unchanged():
@@ -70,13 +69,13 @@ def test_a_search_explains_with_the_margins_its_move_is_chosen_from_and_plays_on
     table = Table.from_env(env)
     legal = np.flatnonzero(mask)
     explaining, twin, playing = (SearchAgent(table, samples=4, seed=3) for _ in range(3))
-    said = explain(explaining, env, obs, mask, search=True)
+    said = explaining.explain(obs, mask, game=env.game, search=True)
     margins = twin.move_margins(env, legal)  # the first margins of a twin: the same re-deals
     np.testing.assert_allclose(said.margins, Verdict.of(margins, legal, None).values)
     se = margins.std(axis=1, ddof=1) / np.sqrt(4)
     np.testing.assert_allclose(said.margin_se, se)
     assert said.probabilities is None  # over HeuristicAgent, nothing more
-    assert explaining.act_in(env, obs, mask) == playing.act_in(env, obs, mask)
+    assert explaining.act(obs, mask, env.game) == playing.act(obs, mask, env.game)
     assert explaining.rng.bit_generator.state == playing.rng.bit_generator.state
 
 
@@ -85,10 +84,10 @@ def test_a_search_explains_its_margins_only_where_it_searches_and_only_on_reques
     table = Table.from_env(env)
     stock = env.game.view(env.game.to_play).stock_size
     over_shipped = SearchAgent(table, samples=2, base="shipped")
-    said = explain(over_shipped, env, obs, mask)  # no search asked: the base network's view
+    said = over_shipped.explain(obs, mask, game=env.game)  # no search: the base network's view
     assert said.probabilities is not None and said.margins is None
     not_here = SearchAgent(table, samples=2, stock_max=stock - 1)
-    assert explain(not_here, env, obs, mask, search=True) == Explanation(
+    assert not_here.explain(obs, mask, game=env.game, search=True) == Explanation(
         tuple(int(a) for a in np.flatnonzero(mask))
     )
     with pytest.raises(ValueError, match="SearchAgent searches in the game"):

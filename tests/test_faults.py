@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import threading
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from train.ppo import STATE, train
 from .extras import needs
 from .test_cli_errors import fails
 from .test_train import tiny
+from .waiting import wait_for
 
 
 def test_ctrl_c_during_a_periodic_evaluation_plays_it_again_on_resume(tmp_path, monkeypatch):
@@ -137,18 +137,32 @@ def _playing_ray_workers() -> list[int]:
     return pids
 
 
+def _cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used (user and system), 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _kill_a_playing_ray_worker(killed: list[int]) -> threading.Thread:
-    def kill() -> None:
-        deadline = time.time() + 300
-        while time.time() < deadline and not killed:
-            playing = _playing_ray_workers()
-            time.sleep(0.3)  # into its games (a task plays for seconds), not at their end
-            for pid in set(playing) & set(_playing_ray_workers()):
+    """A thread that kills a Ray worker well into its games (it has played for a third of a
+    CPU-second since it was seen playing: a task plays for seconds), not at their end."""
+    seen: dict[int, float] = {}
+
+    def into_its_games() -> bool:
+        for pid in _playing_ray_workers():
+            start = seen.setdefault(pid, _cpu_seconds(pid))
+            if _cpu_seconds(pid) - start >= 0.3:
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
-                break
+                return True
+        return False
 
-    thread = threading.Thread(target=kill, daemon=True)
+    thread = threading.Thread(
+        target=wait_for, args=(into_its_games, 300, "a Ray worker playing"), daemon=True
+    )
     thread.start()
     return thread
 

@@ -18,7 +18,8 @@ from train.selfplay import LearnerSpec, observation_space_of
 
 from .test_train import tiny
 
-torch.set_num_threads(1)
+# torch on one thread while these tests run (the suite's threads as they were after them)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 SHORT = {"deal_schedule": [3, 2]}  # two short hands per game
 
 

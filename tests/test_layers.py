@@ -1,13 +1,14 @@
 """The layers import one way, and no two modules import each other, lazy imports included.
 
 The arrows: the engine (``crates_env``: rules, games, observations, the environment's settings
-and payouts, the batch interface) <- its compiled twin (``crates_env.vector``) and the
-environment (``crates_env.env``, the Gymnasium wrapper, ``crates_v0``, and its pictures of the
-table, ``crates_env.render``) <- agents <- training <- the command line. A batch of games on
-either engine (``crates_env.batch``) reads the engine and the twin; the Gymnasium vector env
-(``crates_env.vector_env``) reads the batch and the environment. Evaluation needs nothing of
-training but its worker processes and the rule checks of the config; the twin's differential
-check (``crates_env.vector.equivalence``) reads the twin and the environment.
+and payouts, the batch interface ``crates_env.batch``) <- its compiled twin (``crates_env.vector``)
+and the environment (``crates_env.env``, the Gymnasium wrapper, ``crates_v0``, and its pictures
+of the table, ``crates_env.render``) <- agents <- training <- the command line. The choice of
+engine for a batch of games (``crates_env.engine_choice``) reads the engine and the twin; the
+Gymnasium vector env (``crates_env.vector_env``) reads the choice and the environment.
+Evaluation needs nothing of training but its worker processes and the rule checks of the
+config; the twin's differential check (``crates_env.vector.equivalence``) reads the twin and
+the environment.
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ OURS = ("crates_env", "agents", "train")
 ENVIRONMENT = ("crates_env.env", "crates_env.wrappers", "crates_env.crates_v0")
 RENDER = "crates_env.render"  # the environment's pictures (and the replay pages)
 TWIN_CHECK = "crates_env.vector.equivalence"
-BATCH = "crates_env.batch"
+ENGINE_CHOICE = "crates_env.engine_choice"
 VECTOR_ENV = "crates_env.vector_env"
 
 
 def _module(path: Path) -> str:
-    """``crates_env/vector/games.py`` -> ``crates_env.vector.games`` (a package: its name)."""
+    """``crates_env/vector/table.py`` -> ``crates_env.vector.table`` (a package: its name)."""
     parts = path.with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
@@ -41,10 +42,10 @@ MODULES = {
 
 
 def _group(module: str) -> str:
-    """The layer a module belongs to: engine, twin, batch, environment, vector env, twin
+    """The layer a module belongs to: engine, twin, engine choice, environment, vector env, twin
     check, agents, train.evaluation, train.cli, or train (the training modules)."""
     parts = module.split(".")
-    named = {TWIN_CHECK: "twin check", BATCH: "batch", VECTOR_ENV: "vector env"}
+    named = {TWIN_CHECK: "twin check", ENGINE_CHOICE: "engine choice", VECTOR_ENV: "vector env"}
     if module in named:
         return named[module]
     if module in ENVIRONMENT or module == RENDER or module.startswith(RENDER + "."):
@@ -118,13 +119,13 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-ENGINE_SIDE = {"engine", "twin", "batch", "environment", "vector env", "twin check"}
+ENGINE_SIDE = {"engine", "twin", "engine choice", "environment", "vector env", "twin check"}
 ALLOWED = {
     "engine": {"engine"},
     "twin": {"engine", "twin"},
-    "batch": {"engine", "twin"},
+    "engine choice": {"engine", "twin"},
     "environment": {"engine", "environment"},
-    "vector env": {"engine", "batch", "environment"},
+    "vector env": {"engine", "engine choice", "environment"},
     "twin check": {"engine", "twin", "environment"},
     "agents": {*ENGINE_SIDE, "agents"},
     "train": {*ENGINE_SIDE, "agents", "train", "train.evaluation"},
@@ -171,8 +172,9 @@ def test_the_layer_check_sees_a_wrong_import_and_a_cycle():
     assert not _allowed("engine", "crates_env.render.raster")
     assert not _allowed("twin", "crates_env.render")
     assert _allowed("environment", "crates_env.render.table")
-    assert not _allowed("twin", BATCH) and not _allowed("environment", VECTOR_ENV)
-    assert _group(VECTOR_ENV) == "vector env" and _group("crates_env.vector.games") == "twin"
+    assert not _allowed("twin", ENGINE_CHOICE) and not _allowed("environment", VECTOR_ENV)
+    assert _allowed("twin", "crates_env.batch")  # the batch interface is below the twin
+    assert _group(VECTOR_ENV) == "vector env" and _group("crates_env.vector.vector_game") == "twin"
     assert _allowed("twin check", "crates_env.env")
     assert not _allowed("train.evaluation", "train.ppo")
     assert _allowed("train.evaluation", "train.workers")
@@ -206,10 +208,23 @@ def _loaded_by(statement: str, libraries: tuple[str, ...]) -> list[str]:
     return sorted({m.split(".")[0] for m in json.loads(out)} & set(libraries))
 
 
-@pytest.mark.parametrize("package", ["crates_env", "crates_env.vector", "crates_env.batch"])
+@pytest.mark.parametrize(
+    "package", ["crates_env", "crates_env.vector", "crates_env.batch", ENGINE_CHOICE]
+)
 def test_the_engine_and_its_twin_load_no_rl_library(package):
     libraries = ("gymnasium", "pettingzoo", "torch", "matplotlib")
     assert _loaded_by(f"import {package}", libraries) == []
+
+
+def test_the_scripted_agents_load_neither_pettingzoo_nor_gymnasium():
+    """RandomAgent, GreedyAgent and HeuristicAgent at a table need the engine's numpy modules
+    alone (a network's agent loads torch only when its checkpoint is loaded)."""
+    statement = (
+        "from agents import GreedyAgent, HeuristicAgent, RandomAgent, Table; "
+        "t = Table.from_rules('crates', 4); [RandomAgent(0), GreedyAgent(t), HeuristicAgent(t)]"
+    )
+    libraries = ("gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib")
+    assert _loaded_by(statement, libraries) == []
 
 
 @pytest.mark.parametrize("package", ["crates_env.render", "crates_env.env"])
@@ -222,3 +237,13 @@ def test_matplotlib_loads_only_when_a_frame_is_drawn(package):
         "e.reset(seed=0); e.render()"
     )
     assert _loaded_by(draw, ("matplotlib",)) == ["matplotlib"]
+
+
+@pytest.mark.parametrize("package", ["train", "train.evaluation", "train.cli"])
+def test_each_packages_map_names_every_module_in_it(package):
+    """The docstring of a package of ``train`` names each of its modules (``name``), so the
+    map a newcomer reads first is never stale."""
+    folder = ROOT.joinpath(*package.split("."))
+    doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text())) or ""
+    modules = {p.stem for p in folder.glob("*.py") if not p.stem.startswith("__")}
+    assert modules and sorted(m for m in modules if f"``{m}``" not in doc) == []

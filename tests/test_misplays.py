@@ -1,4 +1,4 @@
-"""``misplay_mode="penalize"`` (RULES.md P1, §1.12, TV-16, E-6, E-52, C-24, C-36).
+"""``misplay_mode="penalize"`` (docs/rules.md P1, §1.12, TV-16, E-6, E-52, C-24, C-36).
 
 Penalised misplays, applied as the seeds say instead of refused:
 
@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import pytest
 
-from crates_env import Decision, Game, IllegalActionError, action_name, parse_action
+from crates_env import Decision, Game, IllegalActionError, action_name, new_game, parse_action
 from crates_env.events import texts
 
-from .scripted import act, log_texts, names, new_game, since_setup
+from .scripted import act, log_texts, names, short_game, since_setup
 
 PENALTY_CARDS = {"misplay_mode": "penalize", "kreights_penalty_cards": True}
 REVOKES = {"misplay_mode": "penalize", "kreights_revoke_penalty": True}
@@ -50,7 +50,7 @@ def refused(g: Game, *names_: str) -> None:
 
 @pytest.mark.parametrize("preset", ["crates", "kreights", "creights", "zimbabwe"])
 def test_reject_mode_accepts_only_legal_actions(preset):
-    g = Game(preset, 3, seed=1)
+    g = new_game(preset, 3, seed=1)
     assert g.acceptable_actions() == g.legal_actions()
 
 
@@ -58,7 +58,7 @@ def test_reject_mode_accepts_only_legal_actions(preset):
 
 
 def penalty_game() -> Game:
-    g = new_game("kreights", 4, schedule=[4], **PENALTY_CARDS)
+    g = short_game("kreights", 4, schedule=[4], **PENALTY_CARDS)
     g.set_position(
         hands=[
             ["KH", "QH", "7C", "4S"],
@@ -112,7 +112,7 @@ def test_e52_several_playable_penalty_cards_the_previous_player_chooses():
 
 
 def test_e52_one_playable_penalty_card_must_be_played_and_counts_for_the_call():
-    g = new_game("kreights", 4, schedule=[3], **PENALTY_CARDS)
+    g = short_game("kreights", 4, schedule=[3], **PENALTY_CARDS)
     g.set_position(
         hands=[["KH", "7C", "QH"], ["7H", "JS", "5D"], ["3H", "JC", "6D"], ["JH", "4C", "QD"]],
         stock=["2C", "3C", "10C", "KC"],
@@ -129,7 +129,7 @@ def test_e52_one_playable_penalty_card_must_be_played_and_counts_for_the_call():
 
 
 def test_e52_penalty_cards_are_scored_with_the_hand():
-    g = new_game("kreights", 3, schedule=[2], **PENALTY_CARDS)
+    g = short_game("kreights", 3, schedule=[2], **PENALTY_CARDS)
     g.set_position(
         hands=[["KH", "7C"], ["KS"], ["QD", "4D"]], stock=["2S"], discard=["3S", "5S"], turn=0
     )
@@ -144,7 +144,7 @@ def test_e52_penalty_cards_are_scored_with_the_hand():
 
 
 def test_c24_drawing_with_a_legal_play_is_a_revoke_worth_a_billion():
-    g = new_game("kreights", 3, schedule=[2], **REVOKES)
+    g = short_game("kreights", 3, schedule=[2], **REVOKES)
     g.set_position(
         hands=[["KC", "7D"], ["5C", "QH"], ["QD", "4D"]], stock=["2S"], discard=["5S"], turn=1
     )
@@ -163,7 +163,7 @@ def test_c24_drawing_with_a_legal_play_is_a_revoke_worth_a_billion():
 
 
 def test_c24_revoke_during_the_count_draws_the_count():
-    g = new_game("kreights", 3, schedule=[2], **REVOKES)
+    g = short_game("kreights", 3, schedule=[2], **REVOKES)
     g.set_position(
         hands=[["KC", "7D"], ["AC", "QH"], ["QD", "4D"]],
         stock=["2S", "3C", "4C"],
@@ -180,7 +180,7 @@ def test_c24_revoke_during_the_count_draws_the_count():
 
 
 def tv16(stock: list[str], discard: list[str]) -> Game:
-    g = new_game("creights", 3, schedule=[3], **DUMBASS)
+    g = short_game("creights", 3, schedule=[3], **DUMBASS)
     g.set_position(
         hands=[["9C", "KD", "5S"], ["QC", "4D"], ["JS", "3H"]],
         stock=stock,
@@ -231,7 +231,7 @@ def test_tv16_dumbass_card_with_nothing_to_reshuffle_ends_the_round():
 
 
 def test_creights_illegal_play_card_returned_dumbass_card_turn_forfeited():
-    g = new_game("creights", 3, schedule=[3], **DUMBASS)
+    g = short_game("creights", 3, schedule=[3], **DUMBASS)
     g.set_position(
         hands=[["5S", "KD", "7C"], ["QC", "4D"], ["JS", "3H"]],
         stock=["2S", "3S"],
@@ -253,7 +253,7 @@ def test_creights_illegal_play_card_returned_dumbass_card_turn_forfeited():
 
 
 def test_creights_illegal_play_during_a_crank_keeps_the_turn():
-    g = new_game("creights", 3, schedule=[3], **DUMBASS)
+    g = short_game("creights", 3, schedule=[3], **DUMBASS)
     g.set_position(
         hands=[["5S", "KD", "7C"], ["AC", "KS", "QS"], ["JS", "3H"]],
         stock=["KC", "3S"],
@@ -272,7 +272,7 @@ def test_creights_illegal_play_during_a_crank_keeps_the_turn():
 
 
 def test_creights_needless_one_card_call_draws_a_dumbass_card():
-    g = new_game("creights", 3, schedule=[4], **DUMBASS)
+    g = short_game("creights", 3, schedule=[4], **DUMBASS)
     g.set_position(
         hands=[["KD", "QD", "JD", "5D"], ["QC", "4S"], ["JS", "3H"]],
         stock=["2S", "3S"],
@@ -291,7 +291,7 @@ def test_creights_needless_one_card_call_draws_a_dumbass_card():
 
 
 def test_kreights_penalises_neither_suit_calls_nor_needless_calls():
-    g = new_game("kreights", 3, schedule=[3], **PENALTY_CARDS, kreights_revoke_penalty=True)
+    g = short_game("kreights", 3, schedule=[3], **PENALTY_CARDS, kreights_revoke_penalty=True)
     g.set_position(
         hands=[["9C", "KD", "5S"], ["QC", "4D"], ["JS", "3H"]],
         stock=["2S"],

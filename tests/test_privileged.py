@@ -18,14 +18,15 @@ from crates_env.observation import STOCK_SEEN, Observer
 from train.ppo import LATEST, STATE, make_vec_env, train
 from train.selfplay import LearnerSpec, observation_space_of
 
-from .scripted import new_game
+from .scripted import short_game
 from .test_train import tiny
 
-torch.set_num_threads(1)
+# torch on one thread while these tests run (the suite's threads as they were after them)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def test_hidden_state_shows_the_other_hands_by_seat_and_the_stock_in_drawing_order():
-    g = new_game()
+    g = short_game()
     g.set_position(
         hands=[["2C", "8H"], ["KD", "KH", "4S"], ["QS"], ["JH", "5C"]],
         stock=["3D", "9S", "AC", "7H", "6S"],  # top first

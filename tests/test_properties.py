@@ -1,4 +1,4 @@
-"""Property tests of the engine over random legal play (RULES.md §0.3, §1.7, §1.10, §1.15).
+"""Property tests of the engine over random legal play (docs/rules.md §0.3, §1.7, §1.10, §1.15).
 
 Hypothesis draws the game seed (deals and reshuffles), the seed of the ``random.Random`` that picks
 every action among ``legal_actions()``, and for short games the deal schedule and first dealer.
@@ -38,7 +38,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crates_env import NUM_ACTIONS, Decision, Game, IllegalActionError
+from crates_env import NUM_ACTIONS, Decision, Game, IllegalActionError, new_game
 from crates_env.actions import ANNOUNCE, DRAW, PASS, REVERSE_ONCE, REVERSE_PERMANENT, STOP, SUIT
 from crates_env.cards import JOKER, parse_cards
 from crates_env.rules import PLAYER_COUNTS, PRESETS, make_ruleset
@@ -333,7 +333,7 @@ def test_short_games_keep_invariants(config, data, seed, choice_seed):
     )
     seats = make_ruleset(preset, n, **options).dealer_seats
     dealer = data.draw(st.none() | st.sampled_from(seats), label="dealer")
-    g = Game(preset, n, seed=seed, dealer=dealer, deal_schedule=schedule, **options)
+    g = new_game(preset, n, seed=seed, dealer=dealer, deal_schedule=schedule, **options)
     play(g, choice_seed)
 
 
@@ -344,9 +344,9 @@ def test_games_replay_identically(config, seed, choice_seed, deal):
     preset, n, options = config
     deal = min(deal, max_deal(preset, n, options))
     schedule = [deal, max(1, deal - 1)]
-    first = Game(preset, n, seed=seed, deal_schedule=schedule, **options)
+    first = new_game(preset, n, seed=seed, deal_schedule=schedule, **options)
     actions = play(first, choice_seed, illegal_every=7)
-    again = Game(preset, n, seed=seed, deal_schedule=schedule, **options)
+    again = new_game(preset, n, seed=seed, deal_schedule=schedule, **options)
     for action in actions:
         again.apply(action)
     assert again.game_over
@@ -355,7 +355,7 @@ def test_games_replay_identically(config, seed, choice_seed, deal):
     assert again.stars == first.stars
     assert again.pressure_count == first.pressure_count
     # the same seeds through random choice again (not a recorded action list)
-    third = Game(preset, n, seed=seed, deal_schedule=schedule, **options)
+    third = new_game(preset, n, seed=seed, deal_schedule=schedule, **options)
     assert play(third, choice_seed, illegal_every=7) == actions
     assert log_texts(third.hand_logs) == log_texts(first.hand_logs)
     assert third.scores == first.scores
@@ -369,7 +369,7 @@ def test_games_replay_identically(config, seed, choice_seed, deal):
 @given(seed=SEEDS, choice_seed=SEEDS)
 def test_full_games_keep_invariants(config, seed, choice_seed):
     preset, n, options = config
-    g = Game(preset, n, seed=seed, **options)
+    g = new_game(preset, n, seed=seed, **options)
     assert g.rules.num_hands in (len(g.rules.schedule), None)
     play(g, choice_seed, illegal_every=11)
 
@@ -381,7 +381,7 @@ def test_games_started_at_a_later_hand(config, data, seed, choice_seed):
     preset, n, options = config
     num_hands = make_ruleset(preset, n, **options).num_hands or 3  # open-ended: any hand
     start = data.draw(st.integers(max(0, num_hands - 3), num_hands - 1), label="hand_index")
-    g = Game(preset, n, seed=seed, hand_index=start, **options)
+    g = new_game(preset, n, seed=seed, hand_index=start, **options)
     play(g, choice_seed, start_hand=start)
 
 

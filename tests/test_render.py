@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crates_env import Decision, crates_v0, new_game, parse_card
+from crates_env.cards import SUIT_SYMBOLS, pretty
 from crates_env.env import play_seats
 from crates_env.render import Recorder, frame, layout, page_html, table_snapshot
 from crates_env.render.layout import (
@@ -30,8 +31,8 @@ from crates_env.render.page import _edits
 from crates_env.render.table import EventCursor
 from crates_env.state import HAND_ENDINGS
 
+from .aec import ONE_CARD_DEAL, ONE_CARD_OPTIONS, STARTER_HANDS, act
 from .scripted import deal_order
-from .test_env import ONE_CARD_OPTIONS, act
 
 
 def texts_of(snapshot) -> list[str]:
@@ -321,3 +322,50 @@ def test_the_docs_video_example_writes_an_animation(tmp_path, monkeypatch):
         assert len(scope["frames"]) == 19
         assert 5 < gif.n_frames <= 19  # Pillow merges repeated frames
         assert gif.size == scope["frames"][0].shape[1::-1]
+
+
+# --- the AEC environment's render modes -------------------------------------------------------
+
+
+def test_render_ansi_shows_top_card_and_scores():
+    deck = ONE_CARD_DEAL
+    env = crates_v0.env(deal_schedule=[1, 8], render_mode="ansi")
+    env.reset(seed=0, options={"deck": deck, "dealer": 2})
+    text = env.render()
+    assert isinstance(text, str)
+    assert "K♣" in text
+    assert "suit ♣" in text
+    act(env, "play QC")
+    text = env.render()
+    top = env.unwrapped.public_state()["top_card"]
+    assert pretty(parse_card(top)) in text
+    assert any(symbol in text for symbol in SUIT_SYMBOLS)
+    for seat, score in enumerate([11, 30, 11, 30]):
+        assert re.search(rf"p{seat} \(team {seat % 2}\)\s+\d+\s+{score}\s+0", text), text
+
+
+def test_render_ansi_eight_of_hearts():
+    env = crates_v0.env(deal_schedule=[2], render_mode="ansi")
+    deck = deal_order(STARTER_HANDS, dealer=0, starter="8H")
+    env.reset(seed=0, options={"deck": deck, "dealer": 0})
+    text = env.render()
+    assert "8♥" in text
+    assert "name the starter's suit" in text
+
+
+def test_render_human_prints_the_table_where_no_window_opens(capsys):
+    env = crates_v0.env(deal_schedule=[1], render_mode="human")
+    env.reset(seed=0, options=ONE_CARD_OPTIONS)
+    assert "K♣" in capsys.readouterr().out  # reset renders
+    assert env.render() is None
+    out = capsys.readouterr().out
+    assert "K♣" in out and "p3 to play" in out
+    act(env, "play QC")
+    out = capsys.readouterr().out
+    assert "Q♣" in out and "game over" in out
+
+
+def test_render_without_mode_returns_none():
+    env = crates_v0.env(deal_schedule=[1])
+    env.reset(seed=0)
+    assert env.render() is None

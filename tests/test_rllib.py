@@ -7,8 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +28,7 @@ from train.rllib import (
 
 from .extras import needs
 from .test_cli_errors import fails
+from .waiting import crates_command, wait_for
 
 pytestmark = needs("ray", "ray")
 
@@ -244,27 +243,10 @@ def test_a_folder_that_is_not_an_rllib_module_is_refused(tmp_path):
 
 def _train_until(command: list[str], run, steps_past: int, err) -> subprocess.Popen:
     """``crates train`` in a session of its own (its Ray processes too), once its state file
-    on disk has gone past ``steps_past`` steps.
-
-    It starts with Ctrl-C at its default, as a command typed at a terminal does: a shell that
-    starts pytest in the background starts it ignoring SIGINT, which a child would inherit."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "train.cli", *command],
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            start_new_session=True,
-        )
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    deadline = time.time() + 300
-    while time.time() < deadline and process.poll() is None:
-        if _steps(run) > steps_past:
-            return process
-        time.sleep(0.2)
-    raise AssertionError(f"no checkpoint past step {steps_past}: {process.poll()}")
+    on disk has gone past ``steps_past`` steps."""
+    process = crates_command(command, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+    wait_for(lambda: _steps(run) > steps_past, 300, f"a checkpoint past step {steps_past}", process)
+    return process
 
 
 def _steps(run) -> int:

@@ -1,4 +1,5 @@
-"""Rule systems as data: make_ruleset validation and resolved fields (RULES.md §1, §1.14, §2.1)."""
+"""Rule systems as data: make_ruleset validation and resolved fields (docs/rules.md §1, §1.14,
+§2.1)."""
 
 from __future__ import annotations
 
@@ -158,7 +159,9 @@ def test_misplay_penalties_need_penalize_and_penalize_needs_a_penalty(preset, op
         ("creights", {"creights_dumbass_cards": True}, "dumbass", 0, True),
     ],
 )
-def test_misplay_penalties_resolve(preset, options, misplay_card, revoke_points, dumbass_calls):
+def test_each_misplay_penalty_option_resolves_to_its_penalty(
+    preset, options, misplay_card, revoke_points, dumbass_calls
+):
     rs = make_ruleset(preset, misplay_mode="penalize", **options)
     assert (rs.misplay_card, rs.revoke_points, rs.dumbass_calls) == (
         misplay_card,
@@ -310,7 +313,7 @@ def test_crates_five_players_uses_one_deck():
         ("craits", {"no_kings_queens": True}, 44),
     ],
 )
-def test_deck_adjuncts(preset, options, size):
+def test_deck_adjuncts_set_the_deck_size_and_the_jokers(preset, options, size):
     rs = make_ruleset(preset, 4, **options)
     assert rs.deck.size == size
     assert rs.jokers == (2 if options.get("standig_jokers") else 0)
@@ -320,7 +323,7 @@ def test_deck_adjuncts(preset, options, size):
 
 
 @pytest.mark.parametrize(("preset", "n"), PRESET_PLAYERS)
-def test_seven_hits(preset, n):
+def test_a_seven_hits_the_next_player_in_small_games_except_kreights(preset, n):
     expected = "next" if n <= 3 and preset != "kreights" else "nbo"
     assert make_ruleset(preset, n).seven_hits == expected
 
@@ -342,7 +345,7 @@ def test_seven_hits(preset, n):
         ("creights", 4, "nbo"),  # TV-30: the player across
     ],
 )
-def test_seven_hits_examples(preset, n, seven_hits):
+def test_who_a_seven_hits_by_preset_and_player_count(preset, n, seven_hits):
     assert make_ruleset(preset, n).seven_hits == seven_hits
 
 
@@ -366,7 +369,9 @@ def test_jack_hits_prev_only_in_small_crates_chicago_creights(preset, n):
         ("craits", 3, False),
     ],
 )
-def test_jack_hits_prev_examples(preset, n, jack_hits_prev):
+def test_whether_a_jack_hits_the_previous_player_by_preset_and_player_count(
+    preset, n, jack_hits_prev
+):
     assert make_ruleset(preset, n).jack_hits_prev is jack_hits_prev
 
 
@@ -388,7 +393,7 @@ def test_jack_hits_prev_examples(preset, n, jack_hits_prev):
         ("kreights", {"kreights_pressure_doubling": True}, "double"),
     ],
 )
-def test_pressure_progression(preset, options, pressure):
+def test_each_preset_resolves_its_pressure_progression(preset, options, pressure):
     assert make_ruleset(preset, **options).pressure == pressure
 
 
@@ -414,7 +419,7 @@ def test_pressure_progression(preset, options, pressure):
         ("creights", {}, "punitive"),
     ],
 )
-def test_three_scoring(preset, options, three_scoring):
+def test_each_preset_resolves_its_three_scoring_algorithm(preset, options, three_scoring):
     assert make_ruleset(preset, **options).three_scoring == three_scoring
 
 
@@ -423,7 +428,7 @@ def test_kreights_three_mutual_cancel_is_on_by_default_only_in_kreights():
     assert make_ruleset("crates").kreights_three_mutual_cancel is False
 
 
-# A 2 3 4 5 6 7 8 9 10 J Q K Joker (RULES.md §1.8)
+# A 2 3 4 5 6 7 8 9 10 J Q K Joker (docs/rules.md §1.8)
 CRATES_POINTS = (1, 20, 3, 15, 30, 30, 20, 50, 30, 25, 10, 10, 10, 40)
 
 
@@ -437,7 +442,7 @@ CRATES_POINTS = (1, 20, 3, 15, 30, 30, 20, 50, 30, 25, 10, 10, 10, 40)
         ("creights", (1, 20, 3, 15, 30, 30, 25, 50, 30, 25, 10, 10, 10, 40)),
     ],
 )
-def test_point_tables(preset, points):
+def test_each_preset_resolves_its_point_table(preset, points):
     assert make_ruleset(preset).points == points
 
 
@@ -452,7 +457,7 @@ def test_point_tables(preset, points):
     ],
 )
 def test_raw_total_of_52_cards(preset, raw_total):
-    # RULES.md §1.8 last row: four of each rank A..K.
+    # docs/rules.md §1.8 last row: four of each rank A..K.
     assert 4 * sum(make_ruleset(preset).points[:13]) == raw_total
 
 
@@ -460,7 +465,7 @@ def test_raw_total_of_52_cards(preset, raw_total):
 
 
 @pytest.mark.parametrize("preset", PRESETS)
-def test_preset_specific_flags(preset):
+def test_preset_specific_rules_are_on_only_in_their_preset(preset):
     rs = make_ruleset(preset)
     assert rs.stars is (preset == "kreights")
     assert rs.nine_starter_any_suit is (preset == "creights")
@@ -593,7 +598,7 @@ def test_describe_is_plain_data_without_the_deck():
     assert d["schedule"] == STANDARD
 
 
-# --- crazy_eights and zimbabwe (RULES.md §1, TV-20, DV-25) ----------------------------------------
+# --- crazy_eights and zimbabwe (docs/rules.md §1, TV-20, DV-25) --------------------------------
 
 
 @pytest.mark.parametrize(("preset", "lo", "hi"), [("crazy_eights", 2, 7), ("zimbabwe", 2, 7)])
@@ -624,7 +629,7 @@ def test_crazy_eights_deal_and_decks(n, deal, size):
     assert rs.jokers == 0
 
 
-def test_crazy_eights_fields():
+def test_crazy_eights_resolves_its_points_draws_and_winner_collecting():
     rs = make_ruleset("crazy_eights", 3)
     assert rs.points == (1, 2, 3, 4, 5, 6, 7, 50, 9, 10, 10, 10, 10, 0)
     assert rs.three_scoring == "none"
@@ -660,7 +665,7 @@ def test_zimbabwe_deck_and_deal(n, options, size, jokers, deal):
     assert rs.options() == options
 
 
-def test_zimbabwe_defaults():
+def test_zimbabwe_resolves_its_jokers_deal_and_elimination():
     rs = make_ruleset("zimbabwe")
     assert (rs.zimbabwe_jokers, rs.deal_size) == (2, 5)
     assert rs.options() == {}

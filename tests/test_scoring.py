@@ -1,4 +1,4 @@
-"""Hand scoring and shuffle-pressure values (RULES.md §1.8-1.10, §1.15, §2.1, §2.2)."""
+"""Hand scoring and shuffle-pressure values (docs/rules.md §1.8-1.10, §1.15, §2.1, §2.2)."""
 
 from __future__ import annotations
 
@@ -29,12 +29,12 @@ def hand(ranks: str) -> list[str]:
     return out
 
 
-def test_hand_helper():
+def test_the_hand_helper_gives_one_card_of_each_rank_in_suit_order():
     assert hand("A,3,3,Joker") == ["AC", "3D", "3H", "JK"]
     assert hand("") == []
 
 
-# --- RULES.md §2.2: the seed hands scored under every preset ----------------------------------
+# --- docs/rules.md §2.2: the seed hands scored under every preset -----------------------------
 
 COLUMNS = {
     "crates": ("crates", {}),
@@ -84,7 +84,7 @@ def _table_cases():
 
 
 @pytest.mark.parametrize(("ranks", "column", "expected"), list(_table_cases()))
-def test_table_2_2(ranks, column, expected):
+def test_the_seed_hands_score_as_section_2_2_says_under_every_preset(ranks, column, expected):
     preset, options = COLUMNS[column]
     assert score_hand(hand(ranks), preset, **options) == expected
 
@@ -98,7 +98,7 @@ def test_table_2_2_joker_alone_is_40():
     assert score_hand(["JK"], "crates", standig_jokers=True) == 40
 
 
-# --- RULES.md §2.1: the seed examples --------------------------------------------------------
+# --- docs/rules.md §2.1: the seed examples --------------------------------------------------------
 
 
 def test_tv01_crates_threes_cover_the_6_and_the_2():
@@ -213,7 +213,7 @@ def test_score_hand_needs_suits(bad):
         ("crates", ["AS", "2S", "5S", "6S", "8S", "10S", "JS", "QS", "KS"], 186),
     ],
 )
-def test_card_values(preset, cards, expected):
+def test_single_cards_score_their_presets_values(preset, cards, expected):
     assert score_hand(cards, preset) == expected
 
 
@@ -294,7 +294,7 @@ def test_unknown_progression_raises():
 
 # --- property: the closed forms are the minimum over every legal way to cover ----------------
 
-# RULES.md §1.8 point values by rank letter, written out independently of crates_env.rules.
+# docs/rules.md §1.8 point values by rank letter, written out independently of crates_env.rules.
 _BASE = {"A": 1, "2": 20, "3": 3, "4": 15, "5": 30, "6": 30, "7": 20, "8": 50, "9": 30}
 _BASE |= {"10": 25, "J": 10, "Q": 10, "K": 10, "JK": 40}
 POINTS = {

@@ -51,7 +51,7 @@ def test_the_teacher_plays_like_the_heuristic_while_the_stock_is_long():
     env, obs, mask = _env_at(4)
     stock = env.game.view(0).stock_size
     teacher = SearchAgent(Table.from_env(env), stock_max=stock - 1)
-    assert teacher.act_in(env, obs, mask) == HeuristicAgent(Table.from_env(env)).act(obs, mask)
+    assert teacher.act(obs, mask, env.game) == HeuristicAgent(Table.from_env(env)).act(obs, mask)
 
 
 def test_searching_leaves_the_real_game_untouched_and_repeats_with_its_seed():
@@ -107,7 +107,7 @@ def test_the_teacher_finds_the_way_out_a_six_and_its_follow_up():
     # Cooper-exposed 6 and the hand goes on.
     six, queen = (list(legal).index(parse_card(c)) for c in ("6C", "QC"))
     assert values[six] > max(values[queen], 100)
-    assert teacher.act_in(env, obs, mask) == parse_card("6C")
+    assert teacher.act(obs, mask, env.game) == parse_card("6C")
 
 
 def test_with_z_the_search_leaves_the_base_move_only_for_a_clear_gain(monkeypatch):
@@ -126,7 +126,7 @@ def test_with_z_the_search_leaves_the_base_move_only_for_a_clear_gain(monkeypatc
         margins[list(legal).index(other)] = gains
         agent = SearchAgent(table, samples=4, z=z)
         monkeypatch.setattr(agent, "margins_of", lambda decisions, rngs=None, m=margins: [m])
-        assert agent.act_in(env, obs, mask) == expected, (gains, z)
+        assert agent.act(obs, mask, env.game) == expected, (gains, z)
 
 
 def test_a_search_that_never_trusts_its_gain_plays_the_base_policy():
@@ -134,7 +134,7 @@ def test_a_search_that_never_trusts_its_gain_plays_the_base_policy():
         env, obs, mask = _env_at(seed, stock_at_most=6)
         table = Table.from_env(env)
         searcher = SearchAgent(table, samples=2, z=1e9, seed=seed)
-        assert searcher.act_in(env, obs, mask) == HeuristicAgent(table).act(obs, mask)
+        assert searcher.act(obs, mask, env.game) == HeuristicAgent(table).act(obs, mask)
 
 
 def test_search_demonstrations_come_from_two_processes():
@@ -147,7 +147,8 @@ def test_search_demonstrations_come_from_two_processes():
 def test_search_sits_at_the_table_in_eval_and_in_self_play(tmp_path, capsys):
     from crates_env.batch import ReferenceGames
     from train.cli import main
-    from train.selfplay import LearnerSpec, PoolSpec, make_batch
+    from train.opponents import PoolSpec
+    from train.selfplay import LearnerSpec, make_batch
 
     argv = ["eval", "--agents", "search", "heuristic", "--deals", "1", "--workers", "1"]
     rule = ["--rule", "deal_schedule=[2, 1]", "--quiet", "--no-tensorboard"]
@@ -163,7 +164,8 @@ def test_search_sits_at_the_table_in_eval_and_in_self_play(tmp_path, capsys):
 
 def test_search_needs_the_game_and_checks_its_settings():
     table = Table.from_env(raw_env())
-    with pytest.raises(ValueError, match="act_in"):
+    assert SearchAgent(table).looks_ahead and not HeuristicAgent(table).looks_ahead
+    with pytest.raises(ValueError, match="SearchAgent looks ahead in the game: give each"):
         SearchAgent(table).act(np.zeros(table.obs_size, np.float32), np.ones(63, np.int8))
     with pytest.raises(ValueError, match="samples must be an int >= 1"):
         SearchAgent(table, samples=0)
@@ -187,7 +189,7 @@ def test_search_over_the_shipped_network_plays_legal_moves():
         str(shipped_network(make_ruleset("crates", 4))),
     ):  # by its name, or by its path
         agent = SearchAgent(Table.from_env(env), samples=2, base=base, seed=1)
-        assert mask[agent.act_in(env, obs, mask)]
+        assert mask[agent.act(obs, mask, env.game)]
 
 
 @pytest.mark.parametrize("seed", [5, 7, 11])
@@ -197,7 +199,7 @@ def test_the_rollouts_give_the_same_values_on_both_engines(seed, base, monkeypat
     a time (a network's forward pass, HeuristicAgent's compiled twin): the compiled engine and
     the batch of reference games play the same re-deals and rollouts, so the same values."""
     from agents import search
-    from crates_env.batch import game_batch
+    from crates_env.engine_choice import game_batch
 
     env, _, mask = _env_at(seed, stock_at_most=6)
     table, legal = Table.from_env(env), np.flatnonzero(mask)
@@ -253,7 +255,7 @@ def test_batched_rollouts_give_the_one_at_a_time_values_on_every_rule_system(tab
     """The rollouts run on the compiled engine on the Crazy Eights family and with misplay
     penalties too, and give the values the batch of reference games gives."""
     from agents import search
-    from crates_env.batch import game_batch
+    from crates_env.engine_choice import game_batch
 
     env, _, mask = _env_at(5, **table)
     legal = np.flatnonzero(mask)
@@ -290,7 +292,7 @@ def test_a_seeded_search_names_a_wild_starters_suit_from_its_own_seed():
     table = Table.from_env(env)
     for seed in range(12):
         first, second = SearchAgent(table, seed=seed), SearchAgent(table, seed=seed)
-        assert first.act_in(env, obs, mask) == second.act_in(env, obs, mask)
+        assert first.act(obs, mask, env.game) == second.act(obs, mask, env.game)
 
 
 @pytest.mark.parametrize("preset", PRESETS)

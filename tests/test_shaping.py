@@ -8,11 +8,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from crates_env import Game
+from crates_env import new_game
 from crates_env.rules import make_ruleset
 from train.config import load_config
+from train.opponents import PoolSpec
 from train.ppo import STATE, train
-from train.selfplay import LearnerSpec, PoolSpec, make_batch
+from train.selfplay import LearnerSpec, make_batch
 from train.shaping import PressureShaping
 
 CRATES = make_ruleset("crates", 4)
@@ -38,7 +39,7 @@ def test_flat_pressures_cost_the_same_whatever_was_taken():
 
 def test_potential_relative_and_points():
     later = [[1, 1]] * 15  # a side takes one more pressure, whatever the hand
-    view = replace(Game("crates", 4, seed=1).view(0), pressures=(2, 0))  # team 0 took two
+    view = replace(new_game("crates", 4, seed=1).view(0), pressures=(2, 0))  # team 0 took two
     relative = PressureShaping.from_counts(CRATES, later, "relative", 0.01)
     points = PressureShaping.from_counts(CRATES, later, "points", 0.01)
     # the next pressure is worth 20 for team 0 and 5 for team 1

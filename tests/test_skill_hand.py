@@ -13,23 +13,23 @@ import random
 
 import pytest
 
-from crates_env import Decision, Game
+from crates_env import Decision, Game, new_game
 from crates_env.events import texts
 
-from .scripted import act, names, new_game, since_setup
+from .scripted import act, names, short_game, since_setup
 
 H1, H2, FIGGY = 0, 1, 2
 
 
 def shws(schedule=(2,), dealer=H1) -> Game:
-    return new_game("crates", 3, schedule=schedule, dealer=dealer, skill_hand_world_series=True)
+    return short_game("crates", 3, schedule=schedule, dealer=dealer, skill_hand_world_series=True)
 
 
 # --- TV-28: the start of the game and the deal --------------------------------------------------
 
 
 def test_tv28_hands_of_2_1_1_2_figgy_at_minus_50_humans_alternate_the_deal():
-    g = Game("crates", skill_hand_world_series=True, seed=5)
+    g = new_game("crates", skill_hand_world_series=True, seed=5)
     assert g.n == 3
     assert g.scores == [0, 0, -50]
     assert g.rules.schedule == (2, 1, 1, 2)
@@ -45,15 +45,15 @@ def test_tv28_hands_of_2_1_1_2_figgy_at_minus_50_humans_alternate_the_deal():
 
 @pytest.mark.parametrize("seed", range(8))
 def test_tv28_figgy_never_deals_even_when_the_first_dealer_is_drawn(seed):
-    g = Game("crates", 3, seed=seed, skill_hand_world_series=True)
+    g = new_game("crates", 3, seed=seed, skill_hand_world_series=True)
     assert g.dealer in (H1, H2)
-    low = Game("crates", 3, seed=seed, skill_hand_world_series=True, first_dealer="low_card")
+    low = new_game("crates", 3, seed=seed, skill_hand_world_series=True, first_dealer="low_card")
     assert low.dealer in (H1, H2)
 
 
 def test_tv28_figgy_cannot_be_made_dealer():
     with pytest.raises(ValueError, match="dealer must be a seat that deals"):
-        Game("crates", 3, seed=0, dealer=FIGGY, skill_hand_world_series=True)
+        new_game("crates", 3, seed=0, dealer=FIGGY, skill_hand_world_series=True)
 
 
 def test_deal_after_h2_skips_figgy():

@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from agents import SearchAgent, Table, decide, make_agent
+from agents import SearchAgent, Table, make_agent
 from crates_env.cards import card_code, parse_card
 from crates_env.env import play_seats, raw_env
 from crates_env.payouts import final_standing, side_reward
@@ -91,7 +91,7 @@ def test_search_goes_out_where_the_winner_collects():
     out = list(legal).index(parse_card("KC"))
     search, margins, deals = _search(env, legal, 6)
     np.testing.assert_array_equal(margins[out], [sum(_held(d, (1, 2))) for d in deals])
-    assert search.act_in(env, obs, mask) == parse_card("KC")
+    assert search.act(obs, mask, env.game) == parse_card("KC")
 
 
 def test_search_margins_in_the_crates_family_are_points_saved():
@@ -105,7 +105,7 @@ def test_search_margins_in_the_crates_family_are_points_saved():
     search, margins, deals = _search(env, legal, 4)
     margin = [sum(_held(d, (1, 3))) - _held(d, (2,))[0] for d in deals]
     np.testing.assert_array_equal(margins[six], margin)
-    assert search.act_in(env, obs, mask) == parse_card("6C")
+    assert search.act(obs, mask, env.game) == parse_card("6C")
 
 
 def _seat_zero_points(spec: str, deals: range) -> list[float]:
@@ -118,7 +118,7 @@ def _seat_zero_points(spec: str, deals: range) -> list[float]:
         seats = [make_agent(spec, table, seed=deal)]
         seats += [make_agent("random", table, seed=100 * deal + s) for s in range(1, 4)]
         env.reset(seed=deal)
-        played = play_seats(env, lambda s, o, e=env, at=seats: decide(at[s], e, *o.values()))
+        played = play_seats(env, lambda s, o, e=env, at=seats: at[s].act(*o.values(), e.game))
         earned.append(played.rewards["player_0"])
     return earned
 

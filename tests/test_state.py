@@ -79,8 +79,10 @@ def hidden_cards(g: Game, seat: int) -> Counter:
 def test_the_factory_picks_the_family_engine_and_both_are_siblings():
     assert type(new_game("kreights", 3, seed=1)) is CratesGame
     assert type(new_game("zimbabwe", 4, seed=1)) is EightsGame
-    assert type(Game("crazy_eights", 3, seed=1)) is EightsGame  # for existing callers
-    assert type(Game("crates", seed=1)) is CratesGame
+    assert type(new_game("crazy_eights", 3, seed=1)) is EightsGame
+    assert type(new_game("crates", seed=1)) is CratesGame
+    with pytest.raises(TypeError, match="abstract"):  # the shared base is no engine of its own
+        Game("crates", seed=1)
     assert not issubclass(EightsGame, CratesGame) and not issubclass(CratesGame, EightsGame)
     assert issubclass(CratesGame, Game) and issubclass(EightsGame, Game)
     with pytest.raises(

@@ -13,7 +13,6 @@ under ``CRATES_BROWSER_TESTS=required`` (CI).
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -27,6 +26,8 @@ pytest.importorskip("uvicorn", reason="crates serve needs the web extra: pip ins
 
 from train.cli.serve import listen, web_server
 
+from .waiting import wait_for
+
 HEURISTIC = {1: "heuristic", 2: "heuristic", 3: "heuristic"}
 READY = 'body[data-busy="0"]'
 
@@ -39,10 +40,8 @@ def serving(config: ServeConfig) -> Iterator[tuple[str, Tables]]:
     server = web_server(tables, "127.0.0.1")
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.01)
+    wait_for(lambda: server.started or not thread.is_alive(), 30, "the server started")
+    assert server.started, "the server stopped before it started"
     try:
         yield f"http://127.0.0.1:{listener.getsockname()[1]}", tables
     finally:

@@ -7,16 +7,17 @@ import json
 
 import numpy as np
 import pytest
-import torch
 
 from crates_env.batch import ReferenceGames
 from crates_env.vector import VectorGame
 from train.cli import main
 from train.config import load_config
+from train.opponents import OpponentPool, PoolSpec
 from train.ppo import LATEST, STATE, make_vec_env, train
-from train.selfplay import LearnerSpec, OpponentPool, PoolSpec, make_batch
+from train.selfplay import LearnerSpec, make_batch
 
-torch.set_num_threads(1)
+# torch on one thread while these tests run (the suite's threads as they were after them)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 TINY = [
     "workers=0",
@@ -240,9 +241,10 @@ def test_snapshot_opponents_decide_in_batches(monkeypatch):
     monkeypatch.setattr(OpponentPool, "act_batch", spy)
     config = load_config("configs/default.yaml", [*TINY, "opponents.scripted={}", "num_envs=8"])
     vec = make_vec_env(config)
-    from train.ppo import make_policy
+    from agents.networks import untrained_policy
+    from train.ppo import policy_spec
 
-    policy = make_policy(vec.observation_space, vec.action_space, config)
+    policy = untrained_policy(*policy_spec(config), vec.observation_space, vec.action_space)
     vec.add_snapshot(policy.state_dict())
     vec.reset()
     for _ in range(5):

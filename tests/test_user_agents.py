@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents import Table, TorchScriptAgent, make_agent
+from agents import Agent, Explanation, Table, TorchScriptAgent, UserAgent, make_agent
 from crates_env.actions import ANNOUNCE, DRAW, NUM_ACTIONS
 from crates_env.env import raw_env
 from train.cli import main
@@ -56,18 +56,32 @@ def positions(n: int = 40):
 
 def test_a_class_by_import_path_gets_the_table_and_plays_its_moves():
     agent = make_agent("tests.user_agents:LowestCard", TABLE, seed=3)
-    assert isinstance(agent, LowestCard)
+    assert isinstance(agent, UserAgent) and isinstance(agent.agent, LowestCard)
+    assert not agent.looks_ahead
     for obs, mask in positions():
         assert agent.act(obs, mask) == np.flatnonzero(mask)[0]
     agent.reset()
-    assert agent.games == 1
+    assert agent.agent.games == 1
+    assert agent.explain(obs, mask) is None  # it has no explain: its move is all it shows
 
 
 def test_a_factory_by_import_path_gets_its_seed_and_a_reset():
     agent = make_agent("tests.user_agents:highest", TABLE, seed=3)
-    agent.reset()  # the protocol's reset, added where the user's object has none
+    agent.reset()  # the protocol's reset, nothing where the user's object has none
     obs, masks = map(np.array, zip(*positions(), strict=True))
     assert agent.act_batch(obs, masks).tolist() == [np.flatnonzero(m)[-1] for m in masks]
+
+
+def test_a_users_explain_is_asked_with_the_game_as_env_and_an_agent_passes_through():
+    agent = make_agent("tests.user_agents:Explaining", TABLE)
+    obs, mask = positions(1)[0]
+    game = object()
+    assert agent.explain(obs, mask, game=game, search=True) == Explanation(
+        tuple(int(a) for a in np.flatnonzero(mask)), value=1.0
+    )
+    assert agent.agent.asked == [(game, True)]
+    made = make_agent("tests.user_agents:protocol_agent", TABLE, seed=3)
+    assert isinstance(made, Agent) and not isinstance(made, UserAgent)
 
 
 @pytest.mark.parametrize(

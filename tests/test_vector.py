@@ -10,10 +10,10 @@ from crates_env.env import raw_env
 from crates_env.rules import make_ruleset
 from crates_env.scoring import score_kinds
 from crates_env.vector import VectorGame
-from crates_env.vector.core import score_hand_counts
 from crates_env.vector.equivalence import Difference, play_both
-from crates_env.vector.games import rules_record
 from crates_env.vector.layout import STATE
+from crates_env.vector.table import score_hand_counts
+from crates_env.vector.vector_game import rules_record
 
 KREIGHTS_PENALTIES = {
     "misplay_mode": "penalize",
@@ -135,7 +135,7 @@ def _compare_first_decision(env, vg):
     ],
 )
 def test_reset_deals_the_game_of_each_seed(preset, players, options):
-    """Slot i after reset(seeds) is Game(preset, players, seed=seeds[i]), field for field:
+    """Slot i after reset(seeds) is new_game(preset, players, seed=seeds[i]), field for field:
     first dealer (at random, or drawn for deal), deal, starter and random streams."""
     seeds = [0, 7, 123456789, 2**40 + 5]
     vg = VectorGame(len(seeds), preset, players, **options)

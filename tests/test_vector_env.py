@@ -238,3 +238,15 @@ def test_gymnasiums_episode_statistics_read_its_games():
             assert info["episode"]["r"][i] == pytest.approx(-info["scores"][i, side])
             assert info["episode"]["l"][i] == lengths[i]
             games += 1
+
+
+def test_hidden_state_follows_each_observation_on_the_reference_engine_and_vector_refuses_it():
+    env = CratesVectorEnv(2, hidden_state=True, deal_schedule=[2])
+    assert isinstance(env.games, ReferenceGames)  # "auto" takes the engine that holds it
+    obs, _ = env.reset(seed=0)
+    public = env.games.observer.size
+    assert obs.shape == (2, public + env.games.observer.hidden_size)
+    np.testing.assert_array_equal(obs[:, public:], env.games.observe_hidden(env.games.to_play))
+    assert all(env.single_observation_space.contains(row) for row in obs)
+    with pytest.raises(ValueError, match="engine='vector' cannot give hidden_state or shaping"):
+        CratesVectorEnv(2, hidden_state=True, engine="vector")

@@ -67,13 +67,13 @@ MASK = (B, 63)
         ("copy_games", ([0, 0], [1]), "target"),
         ("copy_games", ([0, 0], [1, 1]), "target"),
         ("copy_games", ([[0]], [[1]]), "source"),
-        ("start", ([B], [1]), "slots"),
-        ("start", ([0, 1], [1]), "seed"),
-        ("start", ([0, 0], [1, 2]), "slots"),
-        ("start", ([0, 1], [1, -2]), "seeds"),
-        ("start_as_env", ([0, 1], [1, 2, 3]), "seed"),
-        ("start_as_env", ([True], [1]), "slots"),
-        ("restart", ([B + 5],), "slots"),
+        ("reset", ([1], [B]), "slots"),
+        ("reset", ([1], [0, 1]), "seed"),
+        ("reset", ([1, 2], [0, 0]), "slots"),
+        ("reset", ([1, -2], [0, 1]), "seeds"),
+        ("reset_as_env", ([np.random.default_rng(s) for s in range(3)], [0, 1]), "streams"),
+        ("reset_as_env", ([np.random.default_rng(1)], [True]), "slots"),
+        ("reset_as_env", ([np.random.default_rng(1).bit_generator], [0]), "streams"),
         ("reset", ([1, 2],), "seed"),
         ("reset", ("abc",), "seeds"),
         ("winners", (B,), "slot"),
@@ -107,8 +107,8 @@ def test_from_game_checks_what_was_paid(dealt):
 def test_empty_slot_lists_are_no_work(dealt):
     before = _snapshot(dealt)
     dealt.copy_games([], [])
-    dealt.start([], [])
-    dealt.restart(np.array([], dtype=np.int64))
+    dealt.reset([], [])
+    dealt.reset_as_env([], np.array([], dtype=np.int64))
     dealt.play_random_seats(
         np.ones((B, N), bool), np.zeros(B, np.int64), np.random.default_rng(0), []
     )
@@ -135,13 +135,11 @@ CALLS = {
     "legal_mask": 1,
     "step": 2,
     "copy_games": 2,
-    "start": 2,
-    "start_as_env": 2,
-    "restart": 1,
     "winners": 1,
     "random_actions": 2,
     "play_random_seats": 4,
-    "reset": 1,
+    "reset": 2,
+    "reset_as_env": 2,
 }
 
 

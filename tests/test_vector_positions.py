@@ -17,9 +17,9 @@ from crates_env import Decision, Game, parse_action
 from crates_env.env import legal_mask
 from crates_env.observation import Observer
 from crates_env.vector import VectorGame
-from crates_env.vector.games import game_record
+from crates_env.vector.vector_game import game_record
 
-from .scripted import new_game
+from .scripted import short_game
 
 STOCK = ["6H", "10D", "QH", "2S", "7S", "6S", "10C", "9H", "3H", "5H"]
 PENALTY_CARDS = {"misplay_mode": "penalize", "kreights_penalty_cards": True}
@@ -72,13 +72,13 @@ def _same_game(g: Game, vg: VectorGame, when: str) -> None:
 
 
 def zim(n: int = 4, **position) -> Game:
-    g = new_game("zimbabwe", n, schedule=[5])
+    g = short_game("zimbabwe", n, schedule=[5])
     g.set_position(**position)
     return g
 
 
 def crazy(n: int = 3, **position) -> Game:
-    g = new_game("crazy_eights", n, schedule=[5])
+    g = short_game("crazy_eights", n, schedule=[5])
     g.set_position(**position)
     return g
 
@@ -223,7 +223,7 @@ def test_drawing_is_voluntary_and_repeatable_then_the_drawn_card_is_played():
 
 
 def test_an_eight_must_change_suit_when_the_option_says_so():
-    g = new_game("crazy_eights", 3, schedule=[5], crazy_eights_eight_must_change_suit=True)
+    g = short_game("crazy_eights", 3, schedule=[5], crazy_eights_eight_must_change_suit=True)
     g.set_position(
         hands=[["8C", "3D"], ["QS", "JD"], ["4C"]], stock=STOCK[1:4], discard=["9D", "6H"], turn=0
     )
@@ -248,7 +248,7 @@ def test_the_winner_collects_and_the_game_ends_at_the_target():
 
 # ---------------------------------------------------------------------- misplays (penalize)
 def test_penalty_cards_stay_face_up_and_the_previous_player_picks_among_them():
-    g = new_game("kreights", 4, schedule=[5], **PENALTY_CARDS)
+    g = short_game("kreights", 4, schedule=[5], **PENALTY_CARDS)
     g.set_position(
         hands=[
             ["KH", "QH", "7C", "4S", "2D"],
@@ -267,7 +267,7 @@ def test_penalty_cards_stay_face_up_and_the_previous_player_picks_among_them():
 
 
 def test_a_revoke_costs_a_billion_and_the_draw_happens():
-    g = new_game("kreights", 3, schedule=[2], **REVOKES)
+    g = short_game("kreights", 3, schedule=[2], **REVOKES)
     g.set_position(
         hands=[["KC", "7D"], ["5C", "QH"], ["QD", "4D"]], stock=["2S"], discard=["5S"], turn=1
     )
@@ -277,7 +277,7 @@ def test_a_revoke_costs_a_billion_and_the_draw_happens():
 
 @pytest.mark.parametrize("count", [0, 2])
 def test_a_dumbass_card_forfeits_the_turn_unless_in_a_count(count):
-    g = new_game("creights", 3, schedule=[3], **DUMBASS)
+    g = short_game("creights", 3, schedule=[3], **DUMBASS)
     g.set_position(
         hands=[["5S", "KD", "7C"], ["AC", "KS", "QS"], ["JS", "3H"]],
         stock=["KC", "3S"],
@@ -290,7 +290,7 @@ def test_a_dumbass_card_forfeits_the_turn_unless_in_a_count(count):
 
 
 def test_invalid_suit_calls_and_needless_calls_draw_dumbass_cards():
-    g = new_game("creights", 3, schedule=[3], **DUMBASS)
+    g = short_game("creights", 3, schedule=[3], **DUMBASS)
     g.set_position(
         hands=[["9C", "KD", "5S"], ["QC", "4D"], ["JS", "3H"]],
         stock=["7S"],

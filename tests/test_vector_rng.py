@@ -13,14 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crates_env.game import game_streams
-from crates_env.settings import next_game_rng
 from crates_env.vector.rng import (
     HAS_UINT32,
     NO_SPAWN,
     STATE_WIDTH,
     UINTEGER,
     bounded_integer,
-    env_game_rows,
     export_state,
     game_rows,
     import_state,
@@ -156,18 +154,14 @@ def test_random_interval_both_branches(max_value):
 @settings(max_examples=300, deadline=None)
 @given(seed=st.one_of(st.integers(0, 2**32 + 9), st.integers(0, 2**63 - 1)))
 def test_seeds_give_the_rows_numpy_seeds(seed):
-    """default_rng(seed), the engine's two streams (SeedSequence(seed).spawn(2)) and the
-    env's (next_game_rng): SeedSequence's hashing and PCG64's seeding, reproduced."""
+    """default_rng(seed) and the engine's two streams (SeedSequence(seed).spawn(2)):
+    SeedSequence's hashing and PCG64's seeding, reproduced."""
     row = np.zeros(STATE_WIDTH, dtype=np.uint64)
     seed_row(seed, NO_SPAWN, row)
     assert same_state(row, np.random.default_rng(seed))
     rows = np.zeros((2, STATE_WIDTH), dtype=np.uint64)
-    for fill, streams in (
-        (game_rows, game_streams(seed)),
-        (env_game_rows, game_streams(next_game_rng(np.random.default_rng(seed)))),
-    ):
-        fill(seed, rows)
-        assert all(same_state(r, g) for r, g in zip(rows, streams, strict=True))
+    game_rows(seed, rows)
+    assert all(same_state(r, g) for r, g in zip(rows, game_streams(seed), strict=True))
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 12, 2**31 + 1, 2**32 - 1, 2**32, 2**32 + 1, 2**62])

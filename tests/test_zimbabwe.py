@@ -1,6 +1,6 @@
 """Scripted deals for ``zimbabwe``, the Zimbabwean variation of Crazy Eights [003:51-146].
 
-RULES.md vectors TV-19, DV-21..DV-25 and edge cases E-55..E-61 (C-23, C-25..C-29, C-57): legal
+docs/rules.md vectors TV-19, DV-21..DV-25 and edge cases E-55..E-61 (C-23, C-25..C-29, C-57): legal
 plays, offensive cards and their stacking, blocks, 7 skips and their deflection, the J's two
 reversals, the K, the 8 and its counter, several cards of one rank in one play, "in air", the round
 scores and the elimination with its tie-break draws, until one player is left. Every test scripts a
@@ -13,24 +13,29 @@ import random
 
 import pytest
 
-from crates_env import Decision, Game, IllegalActionError, parse_action, score_hand
+from crates_env import Decision, Game, IllegalActionError, new_game, parse_action, score_hand
 from crates_env.events import texts
 
-from .scripted import act, last_log, names, new_game, since_setup, stacked
+from .scripted import act, last_log, names, short_game, since_setup, stacked
 
 STOCK = ["6H", "10D", "QH", "2S", "7S", "6S", "10C", "9H", "3H", "5H"]
 
 
-def zim(n=4, **options) -> Game:
-    return new_game("zimbabwe", n, schedule=[5], **options)
+def zim(n: int = 4, **position) -> Game:
+    """A zimbabwe game of 5-card deals, at a scripted position when one is given (the keyword
+    arguments of ``Game.set_position``)."""
+    g = short_game("zimbabwe", n, schedule=[5])
+    if position:
+        g.set_position(**position)
+    return g
 
 
 # --- TV-19 / C-29: what may follow 6♣ ------------------------------------------------------------
 
 
 def test_tv19_legal_plays_on_six_of_clubs():
-    g = zim(2)
-    g.set_position(
+    g = zim(
+        2,
         hands=[
             ["6D", "2C", "7C", "JC", "KC", "AC", "8H", "AS", "JK", "AD", "AH", "2D", "9H"],
             ["QD"],
@@ -59,8 +64,7 @@ def test_tv19_legal_plays_on_six_of_clubs():
 
 
 def test_tv19_draw_one_then_play_if_willing_or_pass():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["6D", "KH"], ["QD", "4D"], ["9S", "3C"], ["QS", "4S"]],
         stock=["9C", "10S"],
         discard=["5D", "6C"],
@@ -78,8 +82,7 @@ def test_tv19_draw_one_then_play_if_willing_or_pass():
 
 
 def test_dv21_two_joker_two_stack_to_nine_then_a_fresh_start_on_the_two():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["2H", "5C", "KS"], ["JK", "6D"], ["2C", "9S"], ["KD", "5S", "QD"]],
         stock=["3H", "4H", "5H", "6H", "7C", "8H", "9H", "10H", "JH", "QH"],
         discard=["9D", "7H"],
@@ -109,8 +112,7 @@ def test_dv21_two_joker_two_stack_to_nine_then_a_fresh_start_on_the_two():
 
 
 def dv22(ace: str) -> Game:
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["JK", "5C"], [ace, "6D"], ["9C", "4S", "QD", "10H"], ["KD", "5S"]],
         stock=STOCK[:4],
         discard=["9D", "7H"],
@@ -136,8 +138,7 @@ def test_dv22_ace_of_spades_blocks_then_any_card():
 
 
 def test_ace_of_spades_opens_the_play_until_a_card_is_played_on_it():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["AS", "5C"], ["QD", "6D"], ["9C", "4H"], ["KD", "5S"]],
         stock=STOCK[:4],
         discard=["9D", "7H"],
@@ -150,8 +151,7 @@ def test_ace_of_spades_opens_the_play_until_a_card_is_played_on_it():
 
 
 def test_c28_a_settled_joker_admits_only_a_two_a_joker_an_eight_or_the_ace_of_spades():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["JK", "5C"], ["QD", "6D"], ["2D", "8C", "AS", "AH", "JD", "JK"], ["KD", "5S"]],
         stock=STOCK[:4],
         discard=["9D", "7H"],
@@ -165,8 +165,7 @@ def test_c28_a_settled_joker_admits_only_a_two_a_joker_an_eight_or_the_ace_of_sp
 
 
 def dv23() -> Game:
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["7C"], ["KD", "3D"], ["9C", "9S"], ["QD", "4H"]],
         stock=["10S", "6C", "3H"],
         discard=["2H", "5C"],
@@ -231,8 +230,7 @@ def test_dv23_in_air_player_draws_one_card_that_scores_when_another_wins():
 
 
 def test_dv24_last_card_on_a_served_offensive_card_is_in_air():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["5C"], ["KD", "3D"], ["9S", "4C"], ["QD", "4H"]],
         stock=["10S", "6C"],
         discard=["9D", "2C"],
@@ -245,8 +243,7 @@ def test_dv24_last_card_on_a_served_offensive_card_is_in_air():
 
 
 def test_e59_last_card_the_ace_of_spades_is_in_air_and_opens_the_next_play():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["AS"], ["KD", "3D"], ["9S", "4C"], ["QD", "4H"]],
         stock=["10S", "6C"],
         discard=["9D", "5C"],
@@ -258,8 +255,7 @@ def test_e59_last_card_the_ace_of_spades_is_in_air_and_opens_the_next_play():
 
 
 def test_e55_in_air_player_hit_by_an_offensive_card_draws_it_and_is_no_longer_in_air():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["KD", "3D"], ["7H"], ["9S", "4C"], ["2H", "QD"]],
         stock=["10S", "6C", "3C", "5S"],
         discard=["9D", "5H"],
@@ -287,8 +283,7 @@ def test_e55_in_air_player_hit_by_an_offensive_card_draws_it_and_is_no_longer_in
 
 
 def test_e55_in_air_player_facing_a_demand_can_only_draw_it():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["2H", "KD"], [], ["9S", "4C"], ["QD", "4H"]],
         stock=["10S", "6C", "3C"],
         discard=["9D", "5H"],
@@ -304,8 +299,7 @@ def test_e55_in_air_player_facing_a_demand_can_only_draw_it():
 
 
 def sevens() -> Game:
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["7C", "KD"], ["7D", "KS"], ["9C", "4C"], ["QC", "4H"]],
         stock=STOCK[:4],
         discard=["9D", "5C"],
@@ -332,8 +326,8 @@ def test_e56_declining_to_deflect_takes_the_skip():
 
 
 def test_e56_deflection_can_come_back_to_the_first_player():
-    g = zim(3)
-    g.set_position(
+    g = zim(
+        3,
         hands=[["7C", "7S", "KD"], ["7D", "KS"], ["9C", "4C"]],
         stock=STOCK[:4],
         discard=["9D", "5C"],
@@ -348,8 +342,7 @@ def test_e56_deflection_can_come_back_to_the_first_player():
 
 
 def jacks() -> Game:
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["JC", "5C", "KD"], ["QC", "KS"], ["9C", "4C"], ["3C", "4H", "6D"]],
         stock=STOCK[:4],
         discard=["9D", "6C"],
@@ -397,9 +390,8 @@ def test_e57_one_turn_reversal_ends_with_a_pass_too():
 
 @pytest.mark.parametrize("card", ["7C", "JC", "KC"])
 def test_e58_two_players_seven_jack_king_play_again(card):
-    g = zim(2)
-    g.set_position(
-        hands=[[card, "5C", "QD"], ["QC", "KS"]], stock=STOCK[:4], discard=["9D", "6C"], turn=0
+    g = zim(
+        2, hands=[[card, "5C", "QD"], ["QC", "KS"]], stock=STOCK[:4], discard=["9D", "6C"], turn=0
     )
     act(g, "play " + card)
     assert (g.decision, g.to_play) == (Decision.PLAY, 0)  # no reversal choice with 2 players
@@ -407,10 +399,7 @@ def test_e58_two_players_seven_jack_king_play_again(card):
 
 
 def test_e58_two_players_the_opponent_may_deflect_a_seven_back():
-    g = zim(2)
-    g.set_position(
-        hands=[["7C", "5C"], ["7D", "KS"]], stock=STOCK[:4], discard=["9D", "6C"], turn=0
-    )
+    g = zim(2, hands=[["7C", "5C"], ["7D", "KS"]], stock=STOCK[:4], discard=["9D", "6C"], turn=0)
     act(g, "play 7C", "play 7D")
     assert (g.to_play, g.hand_sizes) == (1, [1, 1])
     assert since_setup(texts(g.events)) == ["p0 plays 7C", "p1 plays 7D", "p0 is skipped"]
@@ -420,8 +409,7 @@ def test_e58_two_players_the_opponent_may_deflect_a_seven_back():
 
 
 def test_king_continue_the_player_plays_again_following_the_king():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["KC", "KH", "9S"], ["QC", "KS"], ["9C", "4C"], ["3C", "4H"]],
         stock=STOCK[:4],
         discard=["9D", "6C"],
@@ -440,8 +428,7 @@ def test_king_continue_the_player_plays_again_following_the_king():
 
 
 def test_eight_declares_any_suit_even_with_a_matching_card():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["8H", "5C"], ["QC", "KS"], ["9C", "4C"], ["3C", "4H"]],
         stock=STOCK[:4],
         discard=["9D", "6C"],
@@ -454,8 +441,7 @@ def test_eight_declares_any_suit_even_with_a_matching_card():
 
 
 def test_eight_on_a_declaring_eight_keeps_its_own_suit():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["8H", "5C"], ["8D", "KS", "QD"], ["9C", "4C"], ["3C", "4H"]],
         stock=STOCK[:4],
         discard=["9D", "6C"],
@@ -475,8 +461,7 @@ def test_eight_on_a_declaring_eight_keeps_its_own_suit():
 
 
 def test_c57_twos_at_once_add_to_the_demand():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["2C", "2D", "2H", "KD"], ["QC", "KS"], ["9C", "4C"], ["3C", "4H"]],
         stock=STOCK,
         discard=["9D", "6C"],
@@ -490,8 +475,7 @@ def test_c57_twos_at_once_add_to_the_demand():
 
 
 def test_c57_sevens_at_once_skip_one_player_each():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["7C", "7D", "KD"], ["QC", "KS"], ["9C", "4C"], ["3D", "4H"]],
         stock=STOCK,
         discard=["9D", "6C"],
@@ -512,8 +496,7 @@ def test_c57_sevens_at_once_skip_one_player_each():
     [(["JC", "JD"], 1, 1), (["JC", "JD", "JH"], -1, 3)],
 )
 def test_c57_jacks_at_once_only_their_parity_counts(jacks, direction, first):
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[[*jacks, "KD"], ["QC", "KS"], ["9C", "4C"], ["3D", "4H"]],
         stock=STOCK,
         discard=["9D", "6C"],
@@ -524,8 +507,7 @@ def test_c57_jacks_at_once_only_their_parity_counts(jacks, direction, first):
 
 
 def test_c57_eights_at_once_make_one_declaration():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["8C", "8D", "KD"], ["QC", "KS"], ["9C", "4C"], ["3D", "4H"]],
         stock=STOCK,
         discard=["9D", "6C"],
@@ -538,8 +520,7 @@ def test_c57_eights_at_once_make_one_declaration():
 
 
 def test_c57_an_illegal_card_cannot_start_a_group_but_any_suit_may_follow():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["5C", "5D", "5S", "KD"], ["QC", "KS"], ["9C", "4C"], ["3D", "4H"]],
         stock=STOCK[:3],
         discard=["9D", "6C"],
@@ -585,8 +566,7 @@ def test_joker_starter_first_player_may_play_a_two_a_joker_an_eight_or_the_ace_o
 
 
 def test_empty_stock_reshuffles_without_pressure():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["KD", "3D"], ["QC", "KS"], ["9C", "4C"], ["3C", "4H"]],
         stock=[],
         discard=["9S", "10S", "6C"],
@@ -599,8 +579,7 @@ def test_empty_stock_reshuffles_without_pressure():
 
 
 def test_e1_a_demand_with_too_few_cards_left_draws_what_there_is():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["JK", "5C"], ["QD", "6D"], ["9C", "4C"], ["KD", "5S"]],
         stock=["3H"],
         discard=["7H"],
@@ -618,8 +597,7 @@ def test_e1_a_demand_with_too_few_cards_left_draws_what_there_is():
 
 
 def test_e3_a_named_suit_survives_a_reshuffle():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["KD", "3D"], ["QC", "KS"], ["9C", "4C"], ["3C", "4H"]],
         stock=[],
         discard=["9S", "10S", "8H"],
@@ -633,8 +611,8 @@ def test_e3_a_named_suit_survives_a_reshuffle():
 
 
 def test_nothing_to_draw_play_or_pass_and_a_round_of_passes_ends_the_round():
-    g = zim(3)
-    g.set_position(
+    g = zim(
+        3,
         hands=[["KD", "3D"], ["QC", "5H"], ["4C", "9H"]],
         stock=[],
         discard=["6S"],
@@ -657,10 +635,7 @@ def test_nothing_to_draw_play_or_pass_and_a_round_of_passes_ends_the_round():
 
 
 def test_nothing_to_draw_a_player_who_can_play_must():
-    g = zim(3)
-    g.set_position(
-        hands=[["KD", "6D"], ["QC", "5H"], ["4C", "9H"]], stock=[], discard=["6S"], turn=0
-    )
+    g = zim(3, hands=[["KD", "6D"], ["QC", "5H"], ["4C", "9H"]], stock=[], discard=["6S"], turn=0)
     assert names(g) == ["play 6D"]
 
 
@@ -673,8 +648,7 @@ def test_dv25_zimbabwe_hand_value():
 
 
 def test_dv25_round_scores_the_hands_left_and_knocks_out_the_highest():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["5C"], ["AS", "2D", "7C", "8H", "JK", "QS", "5D"], ["9C", "4C"], ["3D", "4H"]],
         stock=STOCK,
         discard=["9D", "6C"],
@@ -694,8 +668,8 @@ def test_dv25_round_scores_the_hands_left_and_knocks_out_the_highest():
 
 
 def test_e60_tie_for_highest_draw_until_one_is_highest():
-    g = zim(3)
-    g.set_position(
+    g = zim(
+        3,
         hands=[["5C"], ["KD", "3D"], ["QH", "3S"]],
         stock=["4H", "4S", "6H", "2H"],
         discard=["9D", "6C"],
@@ -722,8 +696,7 @@ def test_e60_tie_for_highest_draw_until_one_is_highest():
 
 
 def test_e60_tie_with_nothing_to_draw_knocks_out_every_tied_player():
-    g = zim()
-    g.set_position(
+    g = zim(
         hands=[["KD", "3D"], ["QC", "5H"], ["JH", "5D"], ["4C", "9H"]],
         stock=[],
         discard=["6S"],
@@ -745,10 +718,7 @@ def test_e60_tie_with_nothing_to_draw_knocks_out_every_tied_player():
 
 
 def test_e60_everybody_tied_with_nothing_to_draw_share_the_game():
-    g = zim(3)
-    g.set_position(
-        hands=[["KD", "3D"], ["QC", "3H"], ["JH", "3C"]], stock=[], discard=["6S"], turn=0
-    )
+    g = zim(3, hands=[["KD", "3D"], ["QC", "3H"], ["JH", "3C"]], stock=[], discard=["6S"], turn=0)
     act(g, "pass", "pass", "pass")
     assert g.game_over and not g.truncated
     assert g.results[-1].eliminated == []
@@ -757,8 +727,7 @@ def test_e60_everybody_tied_with_nothing_to_draw_share_the_game():
 
 
 def test_game_ends_when_one_player_is_left():
-    g = zim(2)
-    g.set_position(hands=[["5C"], ["KD", "3D"]], stock=STOCK, discard=["9D", "6C"], turn=0)
+    g = zim(2, hands=[["5C"], ["KD", "3D"]], stock=STOCK, discard=["9D", "6C"], turn=0)
     act(g, "play 5C")
     assert g.game_over and not g.truncated
     assert g.results[-1].eliminated == [1]
@@ -767,7 +736,7 @@ def test_game_ends_when_one_player_is_left():
 
 
 def test_a_whole_game_knocks_out_one_player_a_round():
-    g = Game("zimbabwe", 5, seed=11)
+    g = new_game("zimbabwe", 5, seed=11)
     rng = random.Random(3)
     while not g.game_over:
         g.apply(rng.choice(g.legal_actions()))

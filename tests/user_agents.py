@@ -34,4 +34,28 @@ def highest(seed: int | None = None):
     return Highest()
 
 
+class Explaining:
+    """Plays the lowest legal id and says what it weighed, with the game it is given as
+    ``env`` (the keyword a user's explain has always taken)."""
+
+    def __init__(self) -> None:
+        self.asked = []
+
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask)[0])
+
+    def explain(self, observation, action_mask, env=None, search=False):
+        from agents import Explanation
+
+        self.asked.append((env, search))
+        return Explanation(tuple(int(a) for a in np.flatnonzero(action_mask)), value=1.0)
+
+
+def protocol_agent(table, seed):
+    """A factory returning one of this package's agents: it needs no adapting."""
+    from agents import RandomAgent
+
+    return RandomAgent(seed)
+
+
 NOT_AN_AGENT = 3

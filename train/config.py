@@ -484,7 +484,7 @@ def _check_values(c: TrainConfig) -> None:
         raise ValueError(
             f"reward_timing {c.reward_timing!r} is not one of {', '.join(REWARD_TIMINGS)}"
         )
-    from crates_env.batch import ENGINES
+    from crates_env.engine_choice import ENGINES
     from train.selfplay import vector_refusal
 
     if c.engine not in ENGINES:

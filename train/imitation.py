@@ -32,8 +32,9 @@ from agents.base import decide_batch
 from crates_env.env import raw_env
 from train.config import TrainConfig, WarmStartConfig
 from train.files import load_arrays, save_arrays
+from train.opponents import PoolSpec
 from train.progress import Progress
-from train.selfplay import LearnerSpec, PoolSpec, make_batch, worker_seeds
+from train.selfplay import LearnerSpec, make_batch, worker_seeds
 from train.shaping import PressureShaping
 from train.workers import core_share, serve_parent, torch_threads
 
@@ -178,7 +179,7 @@ def collect(
     teachers = [make_agent(plan.teacher, table, seed=plan.seed + i) for i in range(plan.num_envs)]
     # A teacher that looks ahead (SearchAgent) needs the reference engine's games; a scripted
     # one reads only the observation, so its games run on whichever engine training would use.
-    searching = any(t.needs_env for t in teachers)
+    searching = any(t.looks_ahead for t in teachers)
     (seed,) = worker_seeds(plan.seed, 1)  # the games SelfPlayVecEnv plays in this process
     engine = "reference" if searching else "auto"
     games = make_batch(plan.num_envs, env_kwargs, pool, plan.learner, None, seed, engine)
@@ -188,8 +189,8 @@ def collect(
     points: list[float] = []
     obs, masks = games.reset()
     while len(points) < plan.games:
-        envs = [games.games.game(i) for i in range(plan.num_envs)] if searching else None
-        actions = decide_batch(teachers, obs[:, :public], masks, envs)
+        in_play = [games.games.game(i) for i in range(plan.num_envs)] if searching else None
+        actions = decide_batch(teachers, obs[:, :public], masks, in_play)
         next_obs, rewards, dones, infos, next_masks = games.step(actions)
         for i in range(plan.num_envs):
             running[i].append((obs[i], masks[i], actions[i], float(rewards[i])))

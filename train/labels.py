@@ -33,7 +33,7 @@ from agents import SearchAgent, Table, make_agent, search_settings
 from agents.search import Verdict
 from agents.shipped import SHIPPED, shipped_network
 from crates_env.actions import NUM_ACTIONS
-from crates_env.batch import rules_of_env
+from crates_env.engine_choice import rules_of_env
 from crates_env.env import raw_env
 from crates_env.rules import Ruleset
 from train.files import load_arrays, save_arrays

@@ -34,7 +34,12 @@ from stable_baselines3.common.logger import HParam
 
 from agents import Table
 from agents.checkpoints import TableRecord, check_table, write_table
-from agents.networks import CountsExtractor, PrivilegedCriticPolicy, count_views
+from agents.networks import (
+    CountsExtractor,
+    PrivilegedCriticPolicy,
+    count_views,
+    untrained_policy,
+)
 from agents.policy import first_line, load_model
 from agents.shipped import SHIPPED, shipped_network
 from crates_env.actions import NUM_ACTIONS
@@ -44,8 +49,9 @@ from train.evaluation import evaluate_against_baselines
 from train.files import atomic_write, write_atomically
 from train.imitation import learner_spec, warm_start
 from train.metrics import game_scalars
+from train.opponents import PoolSpec
 from train.progress import Progress
-from train.selfplay import PoolSpec, observation_space_of
+from train.selfplay import observation_space_of
 from train.shaping import PressureShaping
 from train.vec_env import SelfPlayVecEnv
 from train.workers import core_share, torch_threads
@@ -208,7 +214,11 @@ def make_vec_env(config: TrainConfig, shaping: PressureShaping | None = None) ->
     """The run's self-play games, the learner fed as ``learner_spec`` says."""
     env_kwargs = config.env_kwargs()
     obs_space = observation_space_of(env_kwargs, config.privileged_critic)
-    factory = functools.partial(make_policy, obs_space, spaces.Discrete(NUM_ACTIONS), config)
+    # the workers build the snapshots' networks with agents.networks, not with this module
+    cls, kwargs = policy_spec(config)
+    factory = functools.partial(
+        untrained_policy, cls, kwargs, obs_space, spaces.Discrete(NUM_ACTIONS)
+    )
     pool = PoolSpec(
         scripted=dict(config.opponents.scripted),
         snapshot_weight=config.opponents.snapshot_weight,
@@ -237,12 +247,6 @@ def policy_spec(config: TrainConfig) -> tuple[type[MaskableActorCriticPolicy], d
         return MaskableActorCriticPolicy, kwargs
     public_size = observation_space_of(config.env_kwargs()).shape[0]
     return PrivilegedCriticPolicy, {**kwargs, "public_size": public_size}
-
-
-def make_policy(observation_space, action_space, config: TrainConfig) -> MaskableActorCriticPolicy:
-    """An untrained policy of the learner's architecture (workers load snapshots into it)."""
-    cls, kwargs = policy_spec(config)
-    return cls(observation_space, action_space, lambda _: 0.0, **kwargs)
 
 
 def new_model(config: TrainConfig, vec: SelfPlayVecEnv) -> MaskablePPO:

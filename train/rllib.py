@@ -7,7 +7,7 @@ runner.
   ``vector_entry_point`` (``gym_env_vectorize_mode="vector_entry_point"``): the learner's side
   (one seat, and its partner's in a partnership game) is RLlib's module; the other seats are
   played inside the env, an opponent drawn per game as the SB3 path draws them
-  (``train.selfplay.PoolSeating``): a scripted agent by its weight, all its waiting games in one
+  (``train.opponents.PoolSeating``): a scripted agent by its weight, all its waiting games in one
   batched call, or a frozen snapshot of the learner, whose weights the driver sends to every
   env runner when it takes one.
 - The learner's module reads each observation vector with its action mask after it
@@ -47,7 +47,8 @@ from train.evaluation import evaluate_against_baselines
 from train.files import atomic_write
 from train.imitation import warm_start
 from train.metrics import game_summary_of_final, game_values
-from train.selfplay import LearnerSpec, OpponentPool, PoolSeating, PoolSpec
+from train.opponents import OpponentPool, PoolSeating, PoolSpec
+from train.selfplay import LearnerSpec
 from train.workers import init_ray
 
 LEARNER = "default_policy"  # RLlib's single module (DEFAULT_MODULE_ID)

@@ -1,52 +1,44 @@
-"""Self-play games: a batch of games seen from the learner's seats (``make_batch``), on the
-compiled engine or the reference one; ``train.vec_env.SelfPlayVecEnv`` runs batches of them in
-worker processes as SB3's VecEnv, and the warm start collects its demonstrations from one.
+"""Self-play games for SB3: a worker's batch of games seen from the learner's seats
+(``make_batch``, ``SelfPlayBatch``), on the compiled engine or the reference one;
+``train.vec_env.SelfPlayVecEnv`` runs batches of them in worker processes as SB3's VecEnv, and
+the warm start collects its demonstrations from one.
 
-The games are the Gymnasium vector env's (``crates_env.vector_env.CratesVectorEnv``, here
-``SelfPlayEnv``): it steps them, plays the opponents and pays the learner; this module brings
-who sits where (``PoolSeating``) and what SB3 reads (``SelfPlayBatch``), no stepping of its own.
+The games are the Gymnasium vector env's (``crates_env.vector_env.CratesVectorEnv``, with
+same-step autoreset): it steps them, plays the opponents and pays the learner. Who sits where
+is self-play's seating (``train.opponents.PoolSeating``); this module brings what the learner is
+fed (``LearnerSpec``) and what SB3 reads (``SelfPlayBatch``), no stepping of its own.
 
 In every game the learner plays one seat (and its partner's in a partnership game); the other
 seats are played by one opponent drawn from the pool at the start of the game: a scripted agent
-or a frozen snapshot of the learner. Opponents' moves are gathered across all games of the batch:
-random players all in one compiled call, a snapshot's pending moves in one batched forward pass,
-scripted agents a kind at a time (``agents.decide_batch``), so self-play does not throttle
-training.
+or a frozen snapshot of the learner. Opponents' moves are gathered across all games of the batch
+(``train.opponents``), so self-play does not throttle training.
 
 The learner's reward for a step is its side's reward (from the AEC environment) for everything
 that happened until its next decision, so hands that end on an opponent's move count.
 
 With ``LearnerSpec(privileged=True)`` the learner's observations (and its snapshots') carry the
-hidden state after the public vector, for a critic that reads it (``agents.networks``); scripted
-opponents see the public vector only.
+hidden state after the public vector (the vector env's ``hidden_state``), for a critic that
+reads it (``agents.networks``); scripted opponents see the public vector only. Pressure shaping
+(``LearnerSpec.shaping``) is the vector env's ``shaping``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from agents import Table, make_agent
-from agents.base import decide_batch
-from crates_env.batch import compiled_refusal
+from agents import Table
+from crates_env.engine_choice import compiled_refusal
 from crates_env.env import raw_env
-from crates_env.vector_env import RANDOM, CratesVectorEnv, Lineup
+from crates_env.vector_env import CratesVectorEnv, with_hidden_space
 from train.metrics import game_summary_of_final
+from train.opponents import OpponentPool, PoolSeating, PoolSpec
 from train.shaping import PressureShaping
-
-
-@dataclass
-class PoolSpec:
-    """Who the learner meets: scripted agents and snapshots, with sampling weights."""
-
-    scripted: dict[str, float] = field(default_factory=lambda: {"random": 1.0})
-    snapshot_weight: float = 0.0  # total weight of the snapshots, shared equally
-    max_snapshots: int = 5
 
 
 @dataclass(frozen=True)
@@ -68,153 +60,9 @@ class LearnerSpec:
         return np.asarray(rewards)
 
 
-def opponent_odds(
-    scripted: dict[str, float], snapshot_weight: float, snapshots: Sequence[str]
-) -> tuple[list[str], np.ndarray]:
-    """The opponents a new game may draw and the probability of each: the scripted agents by
-    their weights, the snapshots sharing ``snapshot_weight`` equally (on either backend)."""
-    names = list(scripted)
-    weights = [scripted[n] for n in names]
-    if snapshots and snapshot_weight > 0:
-        names += list(snapshots)
-        weights += [snapshot_weight / len(snapshots)] * len(snapshots)
-    p = np.asarray(weights, dtype=float)
-    return names, p / p.sum()
-
-
-class OpponentPool:
-    """Scripted agents and frozen policy snapshots (worker side)."""
-
-    def __init__(self, spec: PoolSpec, table: Table, policy_factory, seed: int) -> None:
-        self.spec = spec
-        self.table = table
-        self.policy_factory = policy_factory
-        self.rng = np.random.default_rng(seed)
-        self.snapshots: list[Any] = []  # policies, oldest first
-
-    def add_snapshot(self, state_dict: dict) -> None:
-        policy = self.policy_factory()
-        policy.load_state_dict(state_dict)
-        policy.set_training_mode(False)
-        self.snapshots.append(policy)
-        del self.snapshots[: -self.spec.max_snapshots]
-
-    def draw(self) -> str:
-        """An opponent for a new game: a scripted name or ``"snapshot:<i>"``."""
-        snapshots = [f"snapshot:{i}" for i in range(len(self.snapshots))]
-        names, p = opponent_odds(self.spec.scripted, self.spec.snapshot_weight, snapshots)
-        return names[int(self.rng.choice(len(names), p=p))]
-
-    def act_batch(
-        self, who: str, agents: list[Any] | None, obs: np.ndarray, masks: np.ndarray, envs=None
-    ):
-        """Actions for a group of pending moves by the same opponent: a snapshot's in one
-        forward pass, scripted agents' a kind at a time (``agents.decide_batch``; ``envs``:
-        their games, for an agent that looks ahead in them)."""
-        if who.startswith("snapshot:"):
-            policy = self.snapshots[int(who.split(":")[1])]
-            actions, _ = policy.predict(obs, action_masks=masks, deterministic=False)
-            return np.asarray(actions, dtype=np.int64)
-        return decide_batch(agents, obs, masks, envs)
-
-
-def learner_seats(rules, seed: int) -> set[int]:
-    """The seats the learner plays in the game of ``seed``: one, and its partner's."""
-    return set(rules.side_of(seed % rules.num_players))
-
-
 def worker_seeds(seed: int, workers: int) -> list[int]:
     """The seeds of ``workers`` batches of games run from one run seed."""
     return [int(ss.generate_state(1)[0]) for ss in np.random.SeedSequence(seed).spawn(workers)]
-
-
-def new_game_seed(seed_seq: np.random.SeedSequence) -> int:
-    return int(seed_seq.spawn(1)[0].generate_state(1)[0])
-
-
-class PoolSeating:
-    """Self-play's seating (``crates_env.vector_env.Seating``): each new game's seed from the
-    worker's seed sequence, the learner at the side of ``seed % players``, its opponents drawn
-    from the pool (a scripted agent at every other seat, seeded by the game and seat, or a
-    snapshot)."""
-
-    def __init__(self, pool: OpponentPool, privileged: bool) -> None:
-        self.pool, self.privileged = pool, privileged
-        self.rules = pool.table.rules
-        self.seed_seq = np.random.SeedSequence()
-
-    def reset(self, seed: int | None, num_envs: int) -> None:
-        if seed is not None:
-            self.seed_seq = np.random.SeedSequence(seed)
-
-    def new_game(self, slot: int) -> Lineup:
-        seed = new_game_seed(self.seed_seq)
-        seats = tuple(sorted(learner_seats(self.rules, seed)))
-        who = self.pool.draw()
-        agents = None
-        if who != RANDOM and not who.startswith("snapshot:"):
-            n = self.rules.num_players
-            agents = tuple(make_agent(who, self.pool.table, seed=seed + s) for s in range(n))
-        return Lineup(np.random.default_rng(seed), seats[0], seats, who, agents)
-
-    def act(self, who, agents, observations, masks, games, rows) -> np.ndarray:
-        """A snapshot reads the learner's view (the hidden state after the public vector with
-        the privileged critic); a searching agent looks ahead in its reference game."""
-        if who.startswith("snapshot:") and self.privileged:
-            hidden = games.observe_hidden(games.to_play)[rows]
-            observations = np.concatenate([observations, hidden], axis=1)
-        envs = None
-        if agents is not None and any(getattr(a, "needs_env", False) for a in agents):
-            envs = [games.game(int(i)) for i in rows]
-        return self.pool.act_batch(who, agents, observations, masks, envs)
-
-
-class SelfPlayEnv(CratesVectorEnv):
-    """The learner's self-play games as the vector env (``CratesVectorEnv``, same-step
-    autoreset) with self-play's seating, plus what ``learner`` asks of the learner's side:
-    the hidden state after each observation (``privileged``) and pressure shaping, both read
-    from the reference engine's games."""
-
-    def __init__(
-        self,
-        count: int,
-        env_kwargs: dict,
-        pool: OpponentPool,
-        learner: LearnerSpec,
-        engine: str = "auto",
-    ) -> None:
-        self.spec = learner
-        super().__init__(
-            count,
-            seating=PoolSeating(pool, learner.privileged),
-            engine=engine,
-            autoreset_mode=AutoresetMode.SAME_STEP,
-            **env_kwargs,
-        )
-
-    def _observation_space(self) -> spaces.Box:
-        public = super()._observation_space()
-        if not self.spec.privileged:
-            return public
-        return privileged_space(public, self.games.observer.hidden_size)
-
-    def _observe(self, seats: np.ndarray | None = None) -> np.ndarray:
-        public = super()._observe(seats)
-        if not self.spec.privileged:
-            return public
-        hidden = self.games.observe_hidden(self.games.to_play if seats is None else seats)
-        return np.concatenate([public, hidden], axis=1)
-
-    def _shaping_potential(self) -> np.ndarray | None:
-        """The pressure-shaping potential of every game for the learner's side."""
-        shaping = self.spec.shaping
-        if shaping is None:
-            return None
-        out = np.zeros(self.num_envs)
-        for i in range(self.num_envs):
-            seat = int(self._seat[i])
-            out[i] = shaping.potential(self.games.game(i).view(seat), self.rules.team_of(seat))
-        return out
 
 
 class SelfPlayBatch:
@@ -236,7 +84,15 @@ class SelfPlayBatch:
     ) -> None:
         table = Table.from_rules(raw_env(**env_kwargs).rules)
         self.pool = OpponentPool(pool_spec, table, policy_factory, seed)
-        self.env = SelfPlayEnv(count, env_kwargs, self.pool, learner, engine)
+        self.env = CratesVectorEnv(
+            count,
+            seating=PoolSeating(self.pool, learner.privileged),
+            engine=engine,
+            autoreset_mode=AutoresetMode.SAME_STEP,
+            hidden_state=learner.privileged,
+            shaping=learner.shaping,
+            **env_kwargs,
+        )
         self.spec, self.seed = learner, seed
         self.returns = np.zeros(count)
         self.lengths = np.zeros(count, dtype=np.int64)
@@ -244,7 +100,7 @@ class SelfPlayBatch:
 
     @property
     def games(self):
-        """The batch of games (``crates_env.batch``) the env plays."""
+        """The batch of games (``crates_env.batch.GameBatch``) the env plays."""
         return self.env.games
 
     def reset(self) -> tuple[np.ndarray, np.ndarray]:
@@ -318,13 +174,4 @@ def observation_space_of(env_kwargs: dict, privileged: bool = False) -> spaces.B
     ``privileged`` (card counts, within the public vector's bounds)."""
     probe = raw_env(**env_kwargs)
     public = probe.observation_space(probe.possible_agents[0])["observation"]
-    return privileged_space(public, probe.observer.hidden_size) if privileged else public
-
-
-def privileged_space(public: spaces.Box, hidden: int) -> spaces.Box:
-    """``public`` followed by ``hidden`` card counts, within the public vector's bounds."""
-    return spaces.Box(
-        np.concatenate([public.low, np.zeros(hidden, dtype=np.float32)]),
-        np.concatenate([public.high, np.full(hidden, public.high.max(), dtype=np.float32)]),
-        dtype=np.float32,
-    )
+    return with_hidden_space(public, probe.observer.hidden_size) if privileged else public

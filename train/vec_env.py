@@ -16,13 +16,8 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from crates_env.actions import NUM_ACTIONS
-from train.selfplay import (
-    LearnerSpec,
-    PoolSpec,
-    make_batch,
-    observation_space_of,
-    worker_seeds,
-)
+from train.opponents import PoolSpec
+from train.selfplay import LearnerSpec, make_batch, observation_space_of, worker_seeds
 from train.workers import serve_parent
 
 

@@ -17,10 +17,8 @@ from .layout import (
     Circle,
     Polygon,
     Rect,
-    Scene,
     Shape,
     card_face,
-    faces_of,
 )
 from .layout import Text as TextShape
 
@@ -78,14 +76,4 @@ def card_symbols(faces: Iterable[tuple[int | None, bool]]) -> str:
         + "".join(fragment(s) for s in card_face(k, h))
         + "</symbol>"
         for k, h in faces
-    )
-
-
-def svg_document(scene: Scene) -> str:
-    """A whole, standalone SVG of one scene."""
-    body = "".join(fragment(s) for s in scene.items)
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {scene.width} {scene.height}" '
-        f'width="{scene.width}" height="{scene.height}" font-family="{FONT}">'
-        f"<defs>{card_symbols(faces_of([scene]))}</defs>{body}</svg>"
     )

@@ -28,6 +28,6 @@ def _use_user_cache() -> None:
 
 _use_user_cache()
 
-from .games import VectorGame  # noqa: E402  (after the cache folder is set)
+from .vector_game import VectorGame  # noqa: E402  (after the cache folder is set)
 
 __all__ = ["VectorGame", "numba_cache_folder"]

@@ -4,7 +4,7 @@ function for function.
 Each function carries the name of the :class:`crates_env.eights.EightsGame` method it mirrors;
 read them side by side. What a card does is ``R.role[kind]`` (``crates_env.rules.CardRole``),
 what may be played the masks of ``crates_env.eights.EightsMasks`` over kinds; the draw procedure,
-the deal and the hand's end are the shared base's (``core``, ``game``). As there, a draw that
+the deal and the hand's end are the shared base's (``table``, ``lifecycle``). As there, a draw that
 meets a blocked stock ends the hand on the spot: a function returns after checking
 ``G.hand_over``.
 """
@@ -18,8 +18,8 @@ from ..actions import DRAW, NUM_ACTIONS, PASS, REVERSE_ONCE, REVERSE_PERMANENT, 
 from ..cards import JOKER
 from ..rules import CardRole, DrawRule, EmptyStock, GameEnd, HandScoring
 from ..state import Decision
-from .core import ONE, ZERO, decide, draw, end_hand, give, kind_bit, mark_kinds, score_hand_counts
 from .layout import OUT, STALLED
+from .table import ONE, ZERO, decide, draw, end_hand, give, kind_bit, mark_kinds, score_hand_counts
 
 PLAY_, SUIT_ = int(Decision.PLAY), int(Decision.SUIT)
 PLAY_OR_PASS, MORE = int(Decision.PLAY_OR_PASS), int(Decision.MORE)

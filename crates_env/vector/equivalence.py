@@ -22,7 +22,7 @@ import numpy as np
 
 from ..env import raw_env
 from .fuzz import MISPLAY_SHARE
-from .games import VectorGame
+from .vector_game import VectorGame
 
 
 class Difference(AssertionError):

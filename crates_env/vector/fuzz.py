@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .core import to_play
-from .game import is_acceptable, is_legal
-from .games import VectorGame
 from .layout import MAX_SEATS
+from .lifecycle import is_acceptable, is_legal
+from .table import to_play
+from .vector_game import VectorGame
 
 MISPLAY_SHARE = 16  # with penalize, one move in 16 is a misplay where the rules accept one
 

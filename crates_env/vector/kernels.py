@@ -16,9 +16,9 @@ from ..cards import NUM_KINDS
 from ..observation import CLIP, SLICES
 from ..rules import Engine, GameEnd
 from ..state import Decision
-from .core import pressure_value, score_hand_counts, team_of, to_play
-from .game import acceptable_into, env_start, env_step, is_acceptable, legal_into
-from .rng import bounded_integer, env_game_rows, game_rows, random_interval
+from .lifecycle import acceptable_into, env_start, env_step, is_acceptable, legal_into
+from .rng import bounded_integer, game_rows, random_interval
+from .table import pressure_value, score_hand_counts, team_of, to_play
 
 OBS_SLICES = tuple(name for name, *_ in SLICES)  # the order of VectorGame's ``at`` and ``scale``
 
@@ -189,15 +189,11 @@ def start_games(states, R, slots, rewards):
 
 
 @njit(cache=True)
-def seed_games(seeds, as_env, rows):
+def seed_games(seeds, rows):
     """``rows[i]``: the deal and reshuffle streams of the game of ``seeds[i]``
-    (``crates_env.game.game_streams``), or with ``as_env`` of the game ``raw_env.reset(seed)``
-    deals."""
+    (``crates_env.game.game_streams``)."""
     for i in range(seeds.shape[0]):
-        if as_env:
-            env_game_rows(seeds[i], rows[i])
-        else:
-            game_rows(seeds[i], rows[i])
+        game_rows(seeds[i], rows[i])
 
 
 @njit(cache=True)

@@ -1,5 +1,5 @@
 """The misplays ``misplay_mode="penalize"`` accepts and their penalties: ``crates_env.misplays``,
-function for function (the penalty cards they leave are played by ``core``: ``plays_of``,
+function for function (the penalty cards they leave are played by ``crates``: ``plays_of``,
 ``offer_penalty_choice``)."""
 
 from __future__ import annotations
@@ -10,18 +10,8 @@ from ..actions import ANNOUNCE, DRAW, SUIT
 from ..cards import NUM_KINDS
 from ..rules import MisplayCard
 from ..state import Decision
-from .core import (
-    ZERO,
-    act,
-    draw,
-    is_legal,
-    kind_bit,
-    mark_kinds,
-    next_seat,
-    plays_of,
-    start_turn,
-    team_of,
-)
+from .crates import act, is_legal, plays_of, start_turn
+from .table import ZERO, draw, kind_bit, mark_kinds, next_seat, team_of
 
 PLAY_, SUIT_ = int(Decision.PLAY), int(Decision.SUIT)
 EXPOSE, NO_MISPLAY_CARD = int(MisplayCard.EXPOSE), int(MisplayCard.NONE)

@@ -300,19 +300,6 @@ def game_rows(seed: int, rows: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def env_game_rows(env_seed: int, rows: np.ndarray) -> None:
-    """The streams of the game ``raw_env.reset(seed=env_seed)`` deals: ``game_streams`` of
-    ``crates_env.settings.next_game_rng(default_rng(env_seed))``, a generator, whose two
-    draws of ``integers(2**63)`` seed the deal and reshuffle streams."""
-    stream = np.zeros(STATE_WIDTH, np.uint64)
-    seed_row(env_seed, NO_SPAWN, stream)
-    seed_row(bounded_integer(stream, 2**63), NO_SPAWN, stream)
-    deal = bounded_integer(stream, 2**63)
-    seed_row(deal, NO_SPAWN, rows[0])
-    seed_row(bounded_integer(stream, 2**63), NO_SPAWN, rows[1])
-
-
-@njit(cache=True)
 def shuffle_in_place(row: np.ndarray, arr: np.ndarray) -> None:
     """``Generator.shuffle`` of a 1-D array (Fisher-Yates from the top, numpy's draw order)."""
     for i in range(arr.shape[0] - 1, 0, -1):
@@ -349,11 +336,9 @@ def check_numpy(permutation=_numpy_permutation) -> None:
     """Raise :class:`NumpyMismatch` unless the rows draw what numpy's own ``Generator`` draws:
     a run of permutations (every draw ``random_interval`` makes, the buffered 32-bit half
     included) and of bounded integers from a few seeds, and the generator's whole state after
-    them; and unless a seed gives the rows numpy's seeding gives (``default_rng``, the engine's
-    ``game_streams`` and the env's ``next_game_rng``). ``permutation`` is numpy's draw (a
-    parameter for the tests)."""
+    them; and unless a seed gives the rows numpy's seeding gives (``default_rng`` and the
+    engine's ``game_streams``). ``permutation`` is numpy's draw (a parameter for the tests)."""
     from ..game import game_streams
-    from ..settings import next_game_rng
 
     for seed in SELF_TEST_SEEDS:
         gen = np.random.Generator(np.random.PCG64(seed))
@@ -367,15 +352,10 @@ def check_numpy(permutation=_numpy_permutation) -> None:
                 _refuse(f"integers({n}) from seed {seed}")
         if not np.array_equal(row, export_state(gen)):
             _refuse(f"the generator's state after the draws from seed {seed}")
-        rows = np.zeros((3, 2, STATE_WIDTH), dtype=np.uint64)
+        rows = np.zeros((2, 2, STATE_WIDTH), dtype=np.uint64)
         seed_row(seed, NO_SPAWN, rows[0, 0])
         game_rows(seed, rows[1])
-        env_game_rows(seed, rows[2])
-        seeded = (
-            [np.random.default_rng(seed)],
-            game_streams(seed),
-            game_streams(next_game_rng(np.random.default_rng(seed))),
-        )
+        seeded = ([np.random.default_rng(seed)], game_streams(seed))
         for got, generators in zip(rows, seeded, strict=True):
             for row, generator in zip(got, generators, strict=False):
                 if not np.array_equal(row, export_state(generator)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agents import Agent, Table, decide, make_agent
+from agents import Agent, Table, make_agent
 from crates_env.actions import action_name, parse_action
 from crates_env.cards import parse_card, pretty
 from crates_env.env import play_seats, raw_env, render_table
@@ -38,7 +38,7 @@ def play_in_terminal(
         if to_play == seat:
             write(render_table(g))
             return _ask(env, seat, read, write)
-        return decide(agents[to_play], env, obs["observation"], obs["action_mask"])
+        return agents[to_play].act(obs["observation"], obs["action_mask"], g)
 
     play_seats(env, choose)
     _show_hands_finished(env, shown, write)

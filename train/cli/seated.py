@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from agents import Agent, Table, decide, explain, make_agent
+from agents import Agent, Table, make_agent
 from agents.shipped import SHIPPED
 from crates_env.actions import (
     ANNOUNCE,
@@ -213,8 +213,8 @@ class SeatedGame:
             seen = env.observe(env.agent_selection)
             observation, mask = seen["observation"], seen["action_mask"]
             # asked before it acts, so that a search explains with the re-deals it plays on
-            said = explain(agent, env, observation, mask, search=self.config.search)
-            action = decide(agent, env, observation, mask)
+            said = agent.explain(observation, mask, game=g, search=self.config.search)
+            action = agent.act(observation, mask, g)
             self._apply(action, said and said.as_dict(), self.names[g.to_play])
         if g.game_over and self._replay is None:
             self._replay = page_html(self.recorder.finish(*self._about()))
@@ -241,7 +241,9 @@ class SeatedGame:
             said = None
             if self.adviser is not None:
                 seen = self.env.observe(self.env.agent_selection)
-                said = explain(self.adviser, self.env, seen["observation"], seen["action_mask"])
+                said = self.adviser.explain(
+                    seen["observation"], seen["action_mask"], game=self.env.game
+                )
             self._advice = (self.decision, said and said.as_dict())
         return self._advice[1]
 

@@ -9,8 +9,8 @@ Each game is seeded from ``(seed, deal, lineup, seat)`` alone, so results are id
 the number of worker processes, Ray tasks or games played side by side.
 
 ``play_games`` plays a run of games side by side as one batch of games
-(``crates_env.batch.game_batch``: the compiled engine wherever it plays the table and no agent
-looks ahead in the reference engine's games), every agent at its own seat of its own game and
+(``crates_env.engine_choice.game_batch``: the compiled engine wherever it plays the table and no
+agent looks ahead in the reference engine's games), every agent at its own seat of its own game and
 the agents of one kind deciding together (``agents.decide_batch``: HeuristicAgent's compiled
 twin, one forward pass of a network, SearchAgent's rollouts together).
 """
@@ -28,7 +28,7 @@ import numpy as np
 from agents import Table, make_agent
 from agents.base import decide_batch
 from crates_env.actions import DRAW
-from crates_env.batch import game_batch
+from crates_env.engine_choice import game_batch
 from crates_env.game import Game
 from train.workers import serve_parent
 
@@ -121,8 +121,7 @@ def looks_ahead(config: EvalConfig, table: Table) -> bool:
     """Whether an agent of ``config`` looks ahead in the reference engine's game
     (SearchAgent): its games then run on that engine; ``engine="vector"`` says it cannot."""
     ahead = any(
-        getattr(make_agent(spec, table, seed=0), "needs_env", False)
-        for spec in dict.fromkeys(config.agents)
+        make_agent(spec, table, seed=0).looks_ahead for spec in dict.fromkeys(config.agents)
     )
     if ahead and config.engine == "vector":
         raise ValueError("engine='vector' cannot play an agent that looks ahead in the game")
@@ -168,7 +167,8 @@ def _play(config, tasks, watch, table: Table, ahead: bool, engine: str) -> list[
         free = np.flatnonzero(~occupied)[: len(upcoming)]
         if free.size:
             dealt = [upcoming.pop() for _ in free]
-            batch.start_as_env(free, [seed_of(config.seed, task[0]) for _, task in dealt])
+            deals = [np.random.default_rng(seed_of(config.seed, task[0])) for _, task in dealt]
+            batch.reset_as_env(deals, free)
             for slot, (index, task) in zip(free, dealt, strict=True):
                 slots[slot] = _Game(config, table, index, task)
             occupied[free] = True
@@ -177,9 +177,9 @@ def _play(config, tasks, watch, table: Table, ahead: bool, engine: str) -> list[
         to_play = batch.to_play
         observations, masks = batch.observe()[rows], batch.legal_mask()[rows]
         agents = [slots[i].seats[to_play[i]] for i in rows]
-        envs = [batch.game(int(i)) for i in rows] if ahead else None
+        games = [batch.game(int(i)) for i in rows] if ahead else None
         actions = np.zeros(batch.num_games, dtype=np.int64)
-        actions[rows] = decide_batch(agents, observations, masks, envs)
+        actions[rows] = decide_batch(agents, observations, masks, games)
         for i in rows if watch is not None else ():
             watch(batch.game(int(i)), int(actions[i]))
         for k in np.flatnonzero(actions[rows] == DRAW):  # the count a draw picks up (0: none)

@@ -8,7 +8,7 @@ shows the first game that ``crates eval --seed S`` plays (deal 0, lineup 0), and
 same game, so the pages are made after the evaluation, one game at a time on the reference
 engine (the recorder reads its game), whichever engine played the evaluation's games.
 
-Each step keeps what the agent to play weighed (``agents.explain``: a network's probabilities
+Each step keeps what the agent to play weighed (``Agent.explain``: a network's probabilities
 and value estimate, the page's "why" toggle), asked of a fresh agent of the same name at the
 same seat; ``search=True`` (``crates replay --explain``) adds SearchAgent's margins, which cost a
 search at every decision.
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents import Table, explain, make_agent
+from agents import Table, make_agent
 from crates_env.game import Game
 from crates_env.observation import Observer
 from crates_env.payouts import legal_mask
@@ -61,10 +61,8 @@ def _replay(config: EvalConfig, task: Task, search: bool = False) -> tuple[Repla
     explainers = [make_agent(config.agents[a], table, seed=s) for s, a in enumerate(seating)]
 
     def watch(game: Game, action: int) -> None:
-        said, agent = None, explainers[game.to_play]
-        if hasattr(agent, "explain"):  # the scripted agents say nothing: no observation needed
-            observation, mask = observer.encode(game.view(game.to_play)), legal_mask(game)
-            said = explain(agent, game, observation, mask, search=search)
+        observation, mask = observer.encode(game.view(game.to_play)), legal_mask(game)
+        said = explainers[game.to_play].explain(observation, mask, game=game, search=search)
         recorder.record(game, action, said and said.as_dict())
 
     (record,) = play_games(config, [task], watch=watch)

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 
 from agents import Table, make_agent
-from crates_env.batch import ENGINES
+from crates_env.engine_choice import ENGINES
 from train.config import rules_of
 from train.workers import check_ray, torch_threads
 

@@ -1,6 +1,7 @@
 """A compiled game's lifecycle, for both families: ``crates_env.game.Game`` (the deal, applying an
-action, finishing a hand and the game) over the families' kernels (``core`` for the Crates
-family, ``eights`` for the Crazy Eights family, ``misplays`` for ``penalize``), and the
+action, finishing a hand and the game) over the families' kernels (``crates`` for the Crates
+family, ``eights`` for the Crazy Eights family, ``misplays`` for ``penalize``, ``table`` for
+what they share), and the
 environment's steps (``crates_env.env.raw_env``). The family is ``R.engine``
 (``crates_env.rules.Engine``), read here and nowhere else.
 """
@@ -13,13 +14,13 @@ from numba import njit
 from ..actions import ANNOUNCE
 from ..rules import Engine
 from ..settings import RewardMode
-from . import core, eights, misplays
+from . import crates, eights, misplays, table
 from .layout import TRUNCATED
 from .rng import permutation_into
 
 EIGHTS = int(Engine.EIGHTS)
 WIN = int(RewardMode.WIN)
-PLAY_ = core.PLAY_
+PLAY_ = crates.PLAY_
 
 
 # ---------------------------------------------------------------------------- the decision
@@ -30,14 +31,14 @@ def legal_into(G, R, out):
     if R.engine == EIGHTS:
         eights.legal_into(G, R, out)
     else:
-        core.legal_into(G, R, out)
+        crates.legal_into(G, R, out)
 
 
 @njit(cache=True)
 def is_legal(G, R, action):
     if R.engine == EIGHTS:
         return eights.is_legal(G, R, action)
-    return core.is_legal(G, R, action)
+    return crates.is_legal(G, R, action)
 
 
 @njit(cache=True)
@@ -62,14 +63,14 @@ def start_hand(G, R):
     deal_size = R.schedule[G.hand_index % R.schedule_len]
     order = np.empty(R.deck_size, np.int64)
     permutation_into(G.rng[0], order)
-    core.new_hand(G, R, deal_size)
-    step = -1 if core.deal_goes_right(G, R) else 1
+    table.new_hand(G, R, deal_size)
+    step = -1 if table.deal_goes_right(G, R) else 1
     pos = 0
     for _ in range(deal_size):
         for i in range(1, R.n + 1):
             seat = (G.dealer + i * step) % R.n
             if G.active[seat]:
-                core.take(G, seat, R.deck_kinds[order[pos]])
+                table.take(G, seat, R.deck_kinds[order[pos]])
                 pos += 1
     rest = R.deck_size - pos
     for j in range(rest):  # the top of the stock last
@@ -78,7 +79,7 @@ def start_hand(G, R):
     if R.engine == EIGHTS:
         eights.turn_starter(G, R)
     else:
-        core.turn_starter(G, R)
+        crates.turn_starter(G, R)
 
 
 # ---------------------------------------------------------------------------- acting
@@ -87,10 +88,10 @@ def act(G, R, action):
     """``Game.apply``'s handler: the family's for a legal action, the penalty for a misplay."""
     if R.engine == EIGHTS:
         eights.act(G, R, action)
-    elif R.penalize and not core.is_legal(G, R, action):
+    elif R.penalize and not crates.is_legal(G, R, action):
         misplays.misplay(G, R, action)
     else:
-        core.act(G, R, action)
+        crates.act(G, R, action)
 
 
 @njit(cache=True)
@@ -104,7 +105,7 @@ def apply(G, R, action, rewards, points):
     elif G.decisions >= R.max_decisions:
         G.hand_over = True
         G.ended_by = TRUNCATED
-        core.stop_truncated(G)
+        table.stop_truncated(G)
 
 
 # ---------------------------------------------------------------------------- end of hand
@@ -115,13 +116,13 @@ def finish_hand(G, R, points):
     if R.engine == EIGHTS:
         eights.settle_hand(G, R)
     else:
-        core.settle_hand(G, R)
+        crates.settle_hand(G, R)
     G.last_direction = G.direction
     if R.engine == EIGHTS:
         eights.score_hand(G, R, points)
     else:
-        core.score_hand(G, R, points)
-    core.log_hand(G, points)
+        crates.score_hand(G, R, points)
+    table.log_hand(G, points)
     G.hands_scored += 1
     G.hand_index += 1
     if game_decided(G, R):
@@ -129,9 +130,9 @@ def finish_hand(G, R, points):
         G.decision = -1
         return
     if G.hand_index >= R.max_hands:
-        core.stop_truncated(G)
+        table.stop_truncated(G)
         return
-    G.dealer = core.next_dealer(G, R)
+    G.dealer = table.next_dealer(G, R)
     start_hand(G, R)
 
 
@@ -148,7 +149,7 @@ def resolve(G, R, rewards, points):
     which may end at its deal)."""
     while G.hand_over and not G.game_over:
         finish_hand(G, R, points)
-        core.reward_unpaid(G, R, points, rewards)
+        table.reward_unpaid(G, R, points, rewards)
         G.paid[:] = 0
 
 
@@ -165,10 +166,10 @@ def after_move(G, R, rewards):
     """``raw_env._after_move`` once the finished hands are paid: this hand's pressures so far
     (reward_timing="event"), and the final rewards (reward_mode="win")."""
     if R.pressures_at_once and not G.game_over:
-        core.reward_unpaid(G, R, G.pressure_points, rewards)
+        table.reward_unpaid(G, R, G.pressure_points, rewards)
         G.paid[:] = G.pressure_points
     if G.game_over and R.reward_mode == WIN and not G.truncated:
-        core.final_rewards(G, R, rewards)
+        table.final_rewards(G, R, rewards)
 
 
 @njit(cache=True)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..actions import NUM_ACTIONS
-from ..batching import GameBatch, check_out, check_rng
+from ..batch import GameBatch, check_out
 from ..cards import NUM_KINDS
 from ..crates import play_masks
 from ..eights import eights_masks
@@ -83,18 +83,17 @@ class VectorGame(GameBatch):
         self._to_play = np.zeros(num_games, dtype=np.int32)
 
     # ------------------------------------------------------------------ starting games
-    def _seed_slots(self, seeds: list[int]) -> None:
-        for slot, seed in enumerate(seeds):
+    def _seed_slots(self, slots: np.ndarray, seeds: list[int]) -> None:
+        for slot, seed in zip(slots, seeds, strict=True):
             self._seed_streams[slot] = export_state(np.random.default_rng([seed, 1]))
-        self._streaming[:] = True
+        self._streaming[slots] = True
 
-    def _deal(self, slots: np.ndarray, seeds: list[int] | np.ndarray, as_env: bool) -> None:
+    def _deal(self, slots: np.ndarray, seeds: list[int] | np.ndarray) -> None:
         """``Game.__init__`` for each slot: its two streams from its seed (``game_streams``,
-        of ``next_game_rng`` as the env does: ``crates_env.vector.rng``), the first dealer,
-        then the first deal."""
+        in compiled code: ``crates_env.vector.rng``), the first dealer, then the first deal."""
         seeds = np.asarray(seeds, dtype=np.int64)
         rows = np.zeros((len(slots), 2, STATE_WIDTH), dtype=np.uint64)
-        kernels.seed_games(seeds, as_env, rows)
+        kernels.seed_games(seeds, rows)
         self._deal_rows(slots, seeds, rows)
 
     def _deal_games(self, slots: np.ndarray, games: list[np.random.Generator]) -> None:
@@ -128,9 +127,6 @@ class VectorGame(GameBatch):
         return dealers
 
     def from_game(self, game: Game, slot: int = 0, paid: Sequence[int] = ()) -> None:
-        """Load a reference game into ``slot``: it plays on exactly as ``game`` does (same
-        reshuffles and later deals). ``paid``: pressure points of the hand in play already
-        rewarded (``raw_env``'s, with ``reward_timing="event"``)."""
         paid = self._loadable(game, slot, paid)
         rec = game_record(game)
         rec["paid"][: len(paid)] = paid
@@ -140,29 +136,17 @@ class VectorGame(GameBatch):
             self._seed_streams[slot] = export_state(np.random.default_rng([slot, 2]))
             self._streaming[slot] = True
 
-    def copy_games(
-        self, source: np.ndarray | Sequence[int], target: np.ndarray | Sequence[int]
-    ) -> None:
-        """Game ``source[i]`` copied into slot ``target[i]``: both play on identically."""
-        source = self._slots("source", source, distinct=False)
-        target = self._slots("target", target)
-        if len(source) != len(target):
-            raise ValueError(
-                f"copy_games needs as many target slots as source slots, not {len(target)} "
-                f"for {len(source)}"
-            )
+    def _copy_games(self, source: np.ndarray, target: np.ndarray) -> None:
         self.states[target] = self.states[source]
         self.game_over[target] = self.game_over[source]
 
     # ------------------------------------------------------------------ playing
     @property
     def to_play(self) -> np.ndarray:
-        """The seat that decides in each game (meaningless in a finished game)."""
         kernels.seats_to_play(self.states, self.R, self._to_play)
         return self._to_play
 
     def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
-        """int8 ``[B, 63]``: the AEC action mask of the seat to play in each game."""
         shape = (self.num_games, NUM_ACTIONS)
         out = np.empty(shape, dtype=np.int8) if out is None else check_out(out, shape, np.int8)
         kernels.legal_masks(self.states, self.R, out)
@@ -178,9 +162,6 @@ class VectorGame(GameBatch):
         return out
 
     def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
-        """float32 ``[B, observation_size]``: the AEC observation of the seat to play in each
-        game, or of ``seats[i]`` in game ``i`` (-1: the seat to play; a finished game's seats
-        see its final position)."""
         shape = (self.num_games, self.observer.size)
         out = (
             np.empty(shape, dtype=np.float32) if out is None else check_out(out, shape, np.float32)
@@ -192,14 +173,6 @@ class VectorGame(GameBatch):
     def step(
         self, actions: np.ndarray | Sequence[int], active: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """One decision in every game (or in those ``active`` marks): ``actions[i]`` for the
-        seat to play in game ``i``.
-
-        Returns ``(rewards [B, num_players], game_over [B])``: what the AEC env pays each seat
-        on that step, and which games ended on it. With ``autoreset`` those slots already hold
-        new games. With ``misplay_mode="penalize"`` a misplay the rules penalise is accepted and
-        penalised (``acceptable_mask``). Any other action raises ``ValueError`` naming the
-        game, the action and the legal ones, and no game moves."""
         actions, active = self._step_input(actions, active)
         bad = kernels.first_unacceptable(self.states, self.R, actions, active)
         if bad >= 0:
@@ -221,36 +194,17 @@ class VectorGame(GameBatch):
             self._streaming[slot] = True
         seeds = np.zeros(len(slots), dtype=np.int64)
         kernels.next_seeds(self._seed_streams, slots, seeds)
-        self._deal(slots, seeds, as_env=False)
+        self._deal(slots, seeds)
 
-    def random_actions(
-        self, rng: np.random.Generator, mask: np.ndarray | None = None
-    ) -> np.ndarray:
-        """A uniformly random legal action in every game (``mask``: ``legal_mask()``'s, if
-        already built)."""
-        check_rng(rng)
-        mask = self.legal_mask() if mask is None else self._mask(mask)
+    def _random_actions(self, mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
         out = np.zeros(self.num_games, dtype=np.int64)
-        kernels.random_legal(mask, rng.random(self.num_games), out)
+        kernels.random_legal(mask, draws, out)
         return out
 
-    def play_random_seats(
-        self,
-        random_seats: np.ndarray,
-        paid_to: np.ndarray,
-        rng: np.random.Generator,
-        games: np.ndarray | None = None,
+    def _play_random_seats(
+        self, random_seats: np.ndarray, paid_to: np.ndarray, rng: np.random.Generator, games
     ) -> np.ndarray:
-        """Let the seats marked in ``random_seats`` (bool ``[B, num_players]``) play uniformly
-        random legal moves, in one compiled call, until an unmarked seat is to play or the game
-        is over (in every game, or in ``games``). Returns float64 ``[B]``: the rewards paid on
-        those moves to seat ``paid_to[i]`` of game ``i``. ``rng`` draws the moves and is advanced.
-        Finished games stay finished (``game_over``), whatever ``autoreset`` says."""
-        b, n = self.num_games, self.num_players
-        games = np.arange(b) if games is None else self._slots("games", games)
-        random_seats = self._flags("random_seats", random_seats, (b, n)).view(np.uint8)
-        paid_to = self._seats("paid_to", paid_to)
-        check_rng(rng)
+        random_seats = random_seats.view(np.uint8)
         row = export_state(rng)
         totals = np.zeros(self.num_games)
         kernels.play_random_seats(
@@ -264,27 +218,21 @@ class VectorGame(GameBatch):
     # ------------------------------------------------------------------ results
     @property
     def scores(self) -> np.ndarray:
-        """int64 ``[B, teams]``: each game's cumulative scores."""
         return self.states["scores"][:, : self.rules.num_teams].copy()
 
     @property
     def stars(self) -> np.ndarray:
-        """int ``[B, num_players]``: each seat's stars (kreights)."""
         return self.states["stars"][:, : self.num_players].astype(np.int64)
 
     @property
     def pressures_taken(self) -> np.ndarray:
-        """int ``[B, teams]``: the shuffle pressures each side has taken this game."""
         return self.states["pressure_count"][:, : self.rules.num_teams].copy()
 
     @property
     def hands_played(self) -> np.ndarray:
-        """int ``[B]``: the hands each game has finished."""
         return self.states["hand_index"].copy()
 
     def winners(self, slot: int) -> list[int]:
-        """``Game.winners`` of the game in ``slot``: the sides with the best score; in an
-        elimination game the players left."""
         self._check_slot(slot)
         g = self.states[slot]
         if self.rules.game_end == "last_player":
@@ -293,14 +241,11 @@ class VectorGame(GameBatch):
         return best_scores(self.rules, g["scores"][:teams].tolist(), g["stars"][:teams].tolist())
 
     def standing(self, slot: int) -> list[float]:
-        """``crates_env.payouts.final_standing`` of the game in ``slot``: per side, larger is
-        better (in an elimination game the hand a side was knocked out in)."""
         self._check_slot(slot)
         return self.standings[slot].tolist()
 
     @property
     def standings(self) -> np.ndarray:
-        """float ``[B, teams]``: every game's ``standing``, as it stands now."""
         teams = self.rules.num_teams
         if self.rules.game_end == "last_player":
             out = self.states["out_hand"][:, :teams]
@@ -310,8 +255,6 @@ class VectorGame(GameBatch):
         return (self.rules.point_sign * self.states["scores"][:, :teams]).astype(np.float64)
 
     def last_hands(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per game, how its last finished hand ended (int ``[B]``, an index of
-        ``HAND_ENDINGS``) and who went out in it (-1: nobody); 0 and -1 before any hand."""
         played = self.states["hand_index"]
         at = (played - 1) % HAND_LOG
         rows = np.arange(self.num_games)
@@ -321,9 +264,8 @@ class VectorGame(GameBatch):
         return ended_by, went_out
 
     def hand_log(self, slot: int, first: int) -> list[HandScore]:
-        """The hands game ``slot`` finished from hand ``first`` on, oldest first, as the
-        reference game's ``results[first:]`` score them (``HandScore``). A game keeps its last
-        ``HAND_LOG`` hands: read them after every move (a ValueError for older ones)."""
+        """A game keeps its last ``HAND_LOG`` hands: read them after every move (a ValueError
+        for older ones)."""
         self._check_slot(slot)
         g = self.states[slot]
         last = int(g["hand_index"])
@@ -353,7 +295,6 @@ class VectorGame(GameBatch):
 
     @property
     def truncated(self) -> np.ndarray:
-        """bool ``[B]``: games stopped by a guard (``max_hands``, ``max_decisions_per_hand``)."""
         return self.states["truncated"].copy()
 
     @staticmethod
