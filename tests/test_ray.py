@@ -39,6 +39,7 @@ def test_a_blank_ray_address_is_refused_before_any_game(address):
 
 
 # ---------------------------------------------------------------------- labelling on Ray
+@needs("ray", "ray")
 def test_labels_on_a_local_ray_are_the_local_chunks_byte_for_byte(tmp_path, monkeypatch):
     """Each chunk is seeded by its index alone and its file has no date in it: the chunks a
     Ray cluster labels are the bytes local workers write. A run stopped after its first chunk
@@ -62,6 +63,7 @@ def test_labels_on_a_local_ray_are_the_local_chunks_byte_for_byte(tmp_path, monk
         assert chunk_path(ray, i).read_bytes() == chunk_path(local, i).read_bytes()
 
 
+@needs("ray", "ray")
 def test_crates_label_and_train_on_ray_label_as_local_training_does(tmp_path, monkeypatch):
     """``crates label --ray`` and expert iteration's ``crates train --ray`` write the chunks a
     local ``crates train`` writes, byte for byte."""
