@@ -19,6 +19,7 @@ import pstats
 import sys
 import time
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core, as each labelling worker has
@@ -54,14 +55,7 @@ def on_the_reference_engine():
     def reference(num_games, engine="auto", **env_kwargs):
         return compiled(num_games, engine="reference", **env_kwargs)
 
-    class Context:
-        def __enter__(self):
-            agents.search.game_batch = reference
-
-        def __exit__(self, *exc):
-            agents.search.game_batch = compiled
-
-    return Context()
+    return mock.patch.object(agents.search, "game_batch", reference)
 
 
 def time_split(plan: LabelPlan, index: int) -> dict[str, float]:
