@@ -106,6 +106,12 @@ class Agent(ABC):
         return np.array([a.act(o, m, g) for a, o, m, g in rows], dtype=np.int64)
 
 
+def forced_moves(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's move where ``masks`` leaves one legal move (its ``argmax``), and which rows
+    leave a choice: no agent need be asked to draw when drawing is all it may do."""
+    return masks.argmax(axis=1), masks.sum(axis=1) > 1
+
+
 def decide_batch(
     agents: Sequence[Agent],
     observations: np.ndarray,

@@ -15,7 +15,11 @@ from collections.abc import Sequence
 import torch
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
+from stable_baselines3.common.torch_layers import (
+    BaseFeaturesExtractor,
+    FlattenExtractor,
+    MlpExtractor,
+)
 from torch import nn
 
 from .base import Table
@@ -51,16 +55,23 @@ class CountsExtractor(BaseFeaturesExtractor):
     def __init__(self, observation_space: spaces.Box, counts: Sequence[Sequence[float]]) -> None:
         counts = [(int(i), float(scale), int(width)) for i, scale, width in counts]
         super().__init__(observation_space, observation_space.shape[0] + sum(w for *_, w in counts))
+        widths = torch.tensor([w for *_, w in counts])
         self.register_buffer("index", torch.tensor([i for i, _, _ in counts]), persistent=False)
         self.register_buffer("scale", torch.tensor([s for _, s, _ in counts]), persistent=False)
-        self.widths = [w for *_, w in counts]
+        self.register_buffer("top", widths - 1, persistent=False)  # a larger count: the last
+        self.register_buffer("start", torch.cumsum(widths, 0) - widths, persistent=False)
+        self.width = int(widths.sum())
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        values = torch.round(observations[:, self.index] * self.scale).long()
-        parts = [observations]
-        for k, width in enumerate(self.widths):
-            parts.append(nn.functional.one_hot(values[:, k].clamp(0, width - 1), width))
-        return torch.cat([p.to(observations.dtype) for p in parts], 1)
+        # every count's one-hot in one scatter: a network in a search's rollouts runs this
+        # hundreds of thousands of times on small batches, where each torch call's cost counts
+        one_hots = observations.new_zeros(len(observations), self.width)
+        return torch.cat((observations, one_hots.scatter_(1, self.hot(observations), 1.0)), 1)
+
+    def hot(self, observations: torch.Tensor) -> torch.Tensor:
+        """int64 ``[batch, counts]``: where each count's 1 lies among the one-hots."""
+        values = torch.round(observations.index_select(1, self.index) * self.scale)
+        return torch.minimum(values.long().clamp_(min=0), self.top) + self.start
 
 
 class SplitMlpExtractor(nn.Module):
@@ -113,3 +124,54 @@ def untrained_policy(
     workers load each frozen snapshot's weights into one (``train.ppo.policy_spec`` names the
     learner's class and arguments)."""
     return policy_class(observation_space, action_space, lambda _: 0.0, **kwargs)
+
+
+# the activations an Actor applies in place, by their module's type
+IN_PLACE = {nn.Tanh: torch.tanh_, nn.ReLU: torch.relu_}
+
+
+class Actor:
+    """A trained policy's actor at play: the action logits of a batch of observations in a few
+    torch calls, reading the policy's own weights (a view, never a copy: training them changes
+    its play). The count one-hots meet the first layer as sums of its columns (an
+    ``embedding_bag``) rather than as a wide input: the same logits to float rounding, for far
+    fewer calls than the modules make, which a search's many small rollout batches pay each."""
+
+    def __init__(self, policy: MaskableActorCriticPolicy) -> None:
+        extractor = policy.pi_features_extractor
+        first, *rest = [*policy.mlp_extractor.policy_net, policy.action_net]
+        seen = extractor._observation_space.shape[0]
+        self.counts = extractor if isinstance(extractor, CountsExtractor) else None
+        self.first = (first.weight[:, :seen].t(), first.bias)
+        self.count_columns = first.weight[:, seen:].t() if self.counts else None
+        self.rest = [
+            (m.weight.t(), m.bias) if isinstance(m, nn.Linear) else IN_PLACE[type(m)] for m in rest
+        ]
+
+    @classmethod
+    def of(cls, policy: MaskableActorCriticPolicy) -> Actor | None:
+        """``policy``'s actor, or None where its network is not an MLP on the whole observation
+        (a split actor, another extractor or activation: the policy's own modules serve)."""
+        layers = [*policy.mlp_extractor.policy_net, policy.action_net]
+        plain = (
+            not isinstance(policy.mlp_extractor, SplitMlpExtractor)
+            and isinstance(policy.pi_features_extractor, CountsExtractor | FlattenExtractor)
+            and isinstance(layers[0], nn.Linear)
+            and all(isinstance(m, nn.Linear) or type(m) in IN_PLACE for m in layers)
+        )
+        return cls(policy) if plain else None
+
+    def logits(self, observations: torch.Tensor) -> torch.Tensor:
+        """float32 ``[batch, actions]``: the logits of float32 ``[batch, observation]``."""
+        weight, bias = self.first
+        h = torch.addmm(bias, observations, weight)
+        if self.counts is not None:
+            h += nn.functional.embedding_bag(
+                self.counts.hot(observations), self.count_columns, mode="sum"
+            )
+        for layer in self.rest:
+            if isinstance(layer, tuple):
+                h = torch.addmm(layer[1], h, layer[0])
+            else:
+                layer(h)
+        return h

@@ -16,7 +16,7 @@ import numpy as np
 from crates_env.actions import ANNOUNCE, NUM_ACTIONS
 from crates_env.game import Game
 
-from .base import Agent, Explanation, Games, Table
+from .base import Agent, Explanation, Games, Table, forced_moves
 from .checkpoints import TableRecord, check_table
 
 
@@ -82,17 +82,25 @@ class PolicyAgent(Agent):
                 f"got {obs.shape} and {masks.shape}"
             )
         first = agents[0]
-        logits = first._logits(obs, masks)
-        logits[~masks] = -np.inf
-        if first.deterministic:
-            actions = logits.argmax(axis=1)
-        else:  # sample from the masked softmax
-            p = np.exp(logits - logits.max(axis=1, keepdims=True))
-            p /= p.sum(axis=1, keepdims=True)
-            draws = np.array([agent.rng.random() for agent in agents])
-            actions = (p.cumsum(axis=1) > draws[:, None]).argmax(axis=1)
+        # The network sees only the rows with a choice: about half of a search's rollout
+        # positions are a forced draw or pass, and "one card" is called without asking it.
+        actions, asks = forced_moves(masks)
         if first.auto_announce:
-            actions = np.where(masks[:, ANNOUNCE], ANNOUNCE, actions)
+            asks &= ~masks[:, ANNOUNCE]
+            actions[masks[:, ANNOUNCE]] = ANNOUNCE
+        if not first.deterministic:  # every agent draws, asked or not: its stream stays one
+            draws = np.array([agent.rng.random() for agent in agents])
+        rows = np.flatnonzero(asks)
+        if rows.size:
+            legal = masks[rows]
+            logits = first._logits(obs[rows], legal)
+            logits[~legal] = -np.inf
+            if first.deterministic:
+                actions[rows] = logits.argmax(axis=1)
+            else:  # sample from the masked softmax
+                p = np.exp(logits - logits.max(axis=1, keepdims=True))
+                p /= p.sum(axis=1, keepdims=True)
+                actions[rows] = (p.cumsum(axis=1) > draws[rows, None]).argmax(axis=1)
         return actions.astype(np.int64)
 
     def explain(self, observation: np.ndarray, action_mask: np.ndarray, **_: Any) -> Explanation:
@@ -127,10 +135,19 @@ class PolicyAgent(Agent):
         import torch
 
         policy = self.model.policy
-        with torch.no_grad():
+        with torch.inference_mode():
+            if self._actor is not None:
+                return self._actor.logits(torch.as_tensor(obs)).numpy().astype(np.float64)
             features = policy.extract_features(torch.as_tensor(obs), policy.pi_features_extractor)
             latent = policy.mlp_extractor.forward_actor(features)
             return policy.action_net(latent).numpy().astype(np.float64)
+
+    @functools.cached_property
+    def _actor(self):
+        """The policy's ``Actor`` where its network is a plain MLP (SB3's own), else None."""
+        from .networks import Actor
+
+        return Actor.of(self.model.policy)
 
 
 def is_rllib_module(path: Path) -> bool:

@@ -43,7 +43,7 @@ from crates_env.game import Game
 from crates_env.rules import lead_over_others
 
 from . import shipped
-from .base import Agent, Explanation, Table, decide_batch
+from .base import Agent, Explanation, Table, decide_batch, forced_moves
 from .policy import PolicyAgent
 from .scripted import HeuristicAgent
 
@@ -351,7 +351,6 @@ class SearchAgent(Agent):
         actions = np.zeros(batch.num_games, dtype=np.int64)
         actions[:slot] = np.concatenate(moves)
         batch.step(actions, active=used)
-        policies = [self.base_policy] * batch.num_games
         runaway = np.zeros(batch.num_games, dtype=bool)
         for decision in range(RUNAWAY_DECISIONS + 1):
             live = used & ~batch.game_over & (batch.hands_played == hand)
@@ -362,9 +361,12 @@ class SearchAgent(Agent):
             if not live.any():
                 break
             rows = np.flatnonzero(live)
-            observations, masks = batch.observe()[rows], batch.legal_mask()[rows]
+            masks = batch.legal_mask(games=rows)
             actions[:] = 0
-            actions[rows] = decide_batch(policies[: len(rows)], observations, masks)
+            actions[rows], asks = forced_moves(masks)
+            if asks.any():  # about half of the rollouts' positions are a forced draw or pass
+                ask = rows[asks]
+                actions[ask] = self.base_policy.act_batch(batch.observe(games=ask), masks[asks])
             batch.step(actions, active=live)
         gained = np.where(runaway[:, None], 0.0, batch.standings - before)
         return gained, (batch.hands_played > hand) & ~runaway

@@ -7,6 +7,13 @@ the rollouts' network forward passes, their engine work and the rest:
 
     python benchmarks/label_speed.py --config configs/crates_4p_expert.yaml --games 8 --chunks 2
 
+With ``--against REV`` it times instead the same chunks labelled by this tree and by the code
+of git revision ``REV`` (checked out for the while in a temporary worktree), each in a fresh
+process, and says whether their labels are the same:
+
+    python benchmarks/label_speed.py --config configs/crates_4p_round3.yaml --games 16 \
+        --chunks 1 --first 7001 --against 0b1dbef
+
 Quote the games an hour per core and the ratio; pin the run to one core (``taskset -c 1``).
 """
 
@@ -14,9 +21,12 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import json
 import os
 import pstats
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from unittest import mock
@@ -25,6 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core, as each labelling worker has
 
 from dataclasses import replace
+
+import numpy as np
 
 import agents.search
 from train.config import load_config
@@ -73,6 +85,76 @@ def time_split(plan: LabelPlan, index: int) -> dict[str, float]:
     return shares
 
 
+# Times the chunks in a fresh process of the code in its working folder (this tree's, or an
+# older revision's: it asks only what every revision since labelling began offers).
+TIMING = """
+import json, sys, time
+from dataclasses import fields, replace
+import numpy as np
+import torch
+torch.set_num_threads(1)
+from train.config import load_config
+from train.expert import label_plan
+from train.labels import label_chunk
+config, round_, games, first, count, out = json.loads(sys.argv[1])
+plan = replace(label_plan(load_config(config), round_), games=games)
+label_chunk(replace(plan, games=1), first - 1)
+start, parts = time.process_time(), []
+for index in range(first, first + count):
+    parts.append(label_chunk(plan, index))
+seconds = time.process_time() - start
+names = [f.name for f in fields(parts[0])]
+np.savez(out, **{n: np.concatenate([getattr(p, n) for p in parts]) for n in names})
+print(json.dumps(seconds))
+"""
+
+
+def timed_in(folder: Path, args: argparse.Namespace, out: Path) -> float:
+    """CPU seconds the code in ``folder`` takes to label ``args``' chunks (saved at ``out``)."""
+    job = [args.config, args.round, args.games, args.first, args.chunks, str(out)]
+    done = subprocess.run(
+        [sys.executable, "-c", TIMING, json.dumps(job)],
+        cwd=folder,
+        env={**os.environ, "PYTHONPATH": str(folder)},
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode:
+        raise SystemExit(f"labelling in {folder} failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def against(args: argparse.Namespace) -> None:
+    """This tree's labelling beside revision ``args.against``'s, on the same chunks."""
+    here = Path(__file__).resolve().parent.parent
+    games = args.games * args.chunks
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp) / "old"
+        git = ["git", "-C", str(here)]
+        subprocess.run([*git, "worktree", "add", "--detach", str(old), args.against], check=True)
+        try:
+            now, then = (
+                timed_in(here, args, Path(tmp) / "now.npz"),
+                timed_in(old, args, Path(tmp) / "then.npz"),
+            )
+        finally:
+            subprocess.run([*git, "worktree", "remove", "--force", str(old)], check=True)
+        a, b = np.load(Path(tmp) / "now.npz"), np.load(Path(tmp) / "then.npz")
+        same = sorted(a.files) == sorted(b.files) and all(
+            np.array_equal(a[k], b[k], equal_nan=a[k].dtype.kind == "f") for k in a.files
+        )
+        rows = a["base"].shape == b["base"].shape
+        moves = (
+            f"{int((a['base'] != b['base']).sum())} of {len(b['base'])} base moves differ"
+            if rows
+            else f"{len(a['base'])} rows against {len(b['base'])}"
+        )
+    print(f"this tree: {3600 * games / now:,.0f} labelled games an hour per core ({now:.1f} CPU-s)")
+    print(f"{args.against}: {3600 * games / then:,.0f} ({then:.1f} CPU-s)")
+    print(f"this tree labels {then / now:.2f}x as many games an hour")
+    print("the labels: " + ("identical" if same else f"not identical ({moves})"))
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--config", default="configs/crates_4p_expert.yaml")
@@ -80,7 +162,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--games", type=int, default=8, help="games a chunk")
     p.add_argument("--chunks", type=int, default=2, help="chunks timed on each engine")
     p.add_argument("--first", type=int, default=5000, help="the first chunk's index")
+    p.add_argument("--against", metavar="REV", help="time this tree beside git revision REV")
     args = p.parse_args(argv)
+    if args.against:
+        return against(args)
     import torch
 
     torch.set_num_threads(1)

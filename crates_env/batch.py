@@ -88,6 +88,7 @@ class GameBatch(ABC):
         self.game_over = np.ones(num_games, dtype=bool)
         self.seeds = np.zeros(num_games, dtype=np.int64)  # the seed of each slot's game
         self._no_seats = np.full(num_games, -1, dtype=np.int64)
+        self._every = np.arange(num_games)
         self._all = np.ones(num_games, dtype=bool)
 
     # what one game takes in memory, about (each engine's own); the largest batch is what the
@@ -193,15 +194,44 @@ class GameBatch(ABC):
     def to_play(self) -> np.ndarray:
         """The seat that decides in each game (meaningless in a finished game)."""
 
-    @abstractmethod
-    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
-        """int8 ``[B, 63]``: the AEC action mask of the seat to play in each game."""
+    def legal_mask(
+        self, out: np.ndarray | None = None, games: np.ndarray | None = None
+    ) -> np.ndarray:
+        """int8 ``[B, 63]``: the AEC action mask of the seat to play in each game; with
+        ``games`` (slots), ``[len(games), 63]``: those games' alone, in that order (a search
+        whose rollouts end one by one asks only for those still playing)."""
+        games = self._every if games is None else self._slots("games", games, distinct=False)
+        shape = (len(games), NUM_ACTIONS)
+        out = np.empty(shape, dtype=np.int8) if out is None else check_out(out, shape, np.int8)
+        self._legal_masks(games, out)
+        return out
 
     @abstractmethod
-    def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+    def _legal_masks(self, games: np.ndarray, out: np.ndarray) -> None:
+        """``out[k]``: the whole mask (zeros in a finished game) of game ``games[k]``."""
+
+    def observe(
+        self,
+        seats: np.ndarray | None = None,
+        out: np.ndarray | None = None,
+        games: np.ndarray | None = None,
+    ) -> np.ndarray:
         """float32 ``[B, observation_size]``: the AEC observation of the seat to play in each
         game, or of ``seats[i]`` in game ``i`` (-1: the seat to play; a finished game's seats
-        see its final position)."""
+        see its final position); with ``games`` (slots), ``[len(games), observation_size]``:
+        those games' alone, in that order."""
+        games = self._every if games is None else self._slots("games", games, distinct=False)
+        seats = self._no_seats if seats is None else self._seats("seats", seats, low=-1)
+        shape = (len(games), self.observer.size)
+        out = (
+            np.empty(shape, dtype=np.float32) if out is None else check_out(out, shape, np.float32)
+        )
+        self._observe(games, seats, out)
+        return out
+
+    @abstractmethod
+    def _observe(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+        """``out[k]``: the whole observation of game ``games[k]`` by seat ``seats[games[k]]``."""
 
     @abstractmethod
     def step(
@@ -324,9 +354,8 @@ class GameBatch(ABC):
         what = f"{name} must be a 1-D sequence of slots (ints 0..{b - 1})"
         if slots.ndim != 1 or not np.issubdtype(slots.dtype, np.integer):
             raise ValueError(f"{what}, not {slots.dtype} of shape {slots.shape}")
-        outside = slots[(slots < 0) | (slots >= b)]
-        if outside.size:
-            raise ValueError(f"{what}: {outside[0]} is no slot")
+        if slots.min() < 0 or slots.max() >= b:  # (a search asks this of every rollout step)
+            raise ValueError(f"{what}: {slots[(slots < 0) | (slots >= b)][0]} is no slot")
         if distinct:
             values, counts = np.unique(slots, return_counts=True)
             if (counts > 1).any():
@@ -515,28 +544,21 @@ class ReferenceGames(GameBatch):
     def to_play(self) -> np.ndarray:
         return np.array([0 if p is None else p.game.to_play for p in self._games], dtype=np.int32)
 
-    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
-        shape = (self.num_games, NUM_ACTIONS)
-        out = np.zeros(shape, dtype=np.int8) if out is None else check_out(out, shape, np.int8)
+    def _legal_masks(self, games: np.ndarray, out: np.ndarray) -> None:
         out[:] = 0
-        for i, p in enumerate(self._games):
+        for k, i in enumerate(games):
+            p = self._games[i]
             if p is not None and not p.game.game_over:
-                out[i] = legal_mask(p.game)
-        return out
+                out[k] = legal_mask(p.game)
 
-    def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
-        shape = (self.num_games, self.observer.size)
-        out = (
-            np.zeros(shape, dtype=np.float32) if out is None else check_out(out, shape, np.float32)
-        )
-        seats = self._no_seats if seats is None else self._seats("seats", seats, low=-1)
-        for i, p in enumerate(self._games):
+    def _observe(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+        for k, i in enumerate(games):
+            p = self._games[i]
             if p is None:
-                out[i] = 0
+                out[k] = 0
                 continue
             g = p.game
-            out[i] = self.observer.encode(g.view(g.to_play if seats[i] < 0 else int(seats[i])))
-        return out
+            out[k] = self.observer.encode(g.view(g.to_play if seats[i] < 0 else int(seats[i])))
 
     def observe_hidden(self, seats: np.ndarray) -> np.ndarray:
         """float32 ``[B, hidden_size]``: what seat ``seats[i]`` cannot see in game ``i``

@@ -175,3 +175,24 @@ def test_the_reference_batch_refuses_bad_input_and_moves_nothing():
         ref.from_game(new_game("crates", 3, seed=1), 0)
     with pytest.raises(ValueError, match="ReferenceGames does not render"):
         ReferenceGames(2, render_mode="ansi")
+
+
+@pytest.mark.parametrize("engine", [ReferenceGames, VectorGame])
+def test_some_games_are_observed_alone_in_the_order_asked(engine):
+    """``observe(games=...)`` and ``legal_mask(games=...)`` give those games' rows of the whole
+    batch's (a finished game's too, and one asked twice), in the order asked; other slots or
+    shapes are refused."""
+    batch = engine(5, preset="crazy_eights", num_players=4, autoreset=False)
+    batch.reset(seeds=[3, 4, 5, 6, 7])
+    while not batch.game_over[1]:
+        batch.step(batch.random_actions(np.random.default_rng(1)), active=np.arange(5) == 1)
+    seats = np.array([-1, 2, 0, -1, 3])
+    games = np.array([4, 1, 0, 4])
+    np.testing.assert_array_equal(batch.observe(seats, games=games), batch.observe(seats)[games])
+    np.testing.assert_array_equal(batch.legal_mask(games=games), batch.legal_mask()[games])
+    assert not batch.legal_mask(games=[1]).any()  # finished: nothing is legal
+    assert batch.observe(games=[]).shape == (0, batch.observer.size)
+    with pytest.raises(ValueError, match=r"games must be a 1-D sequence of slots \(ints 0\.\.4\)"):
+        batch.observe(games=[5])
+    with pytest.raises(ValueError, match="games must be a 1-D sequence of slots"):
+        batch.legal_mask(games=[[0, 1]])

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents import PolicyAgent, Table
-from agents.networks import COUNT_VIEWS, CountsExtractor, count_views
+from agents import PolicyAgent, Table, make_agent
+from agents.networks import COUNT_VIEWS, Actor, CountsExtractor, count_views
 from crates_env.env import raw_env
 from train.config import load_config
 from train.expert import start_model
@@ -90,3 +90,22 @@ def test_a_count_features_network_is_refused_where_it_cannot_fit(tmp_path):
         start_model(plain, plain.init)
     with pytest.raises(ValueError, match="count_features and privileged_critic"):
         load_config("configs/default.yaml", ["count_features=true", "privileged_critic=true"])
+
+
+@pytest.mark.parametrize("spec", ["shipped", "checkpoints/crates_4p_clone.zip"])
+def test_the_actor_at_play_gives_the_networks_own_logits(spec):
+    """``Actor`` (the count one-hots as sums of first-layer columns, a few torch calls) against
+    the policy's modules, with counts beyond every one-hot's width and below zero: the same
+    logits to float rounding, the same move in every row."""
+    table = Table.from_rules("crates", 4)
+    policy = make_agent(spec, table).model.policy
+    size = policy.observation_space.shape[0]
+    observations = torch.rand(400, size, generator=torch.Generator().manual_seed(0))
+    observations[:, [i for i, _, _ in count_views(table)]] *= 1.6  # past the widths
+    observations[:7, table.layout["stock_size"][0]] = -1 / 52
+    with torch.no_grad():
+        features = policy.extract_features(observations, policy.pi_features_extractor)
+        expected = policy.action_net(policy.mlp_extractor.forward_actor(features))
+        got = Actor.of(policy).logits(observations)
+    torch.testing.assert_close(got, expected, rtol=0, atol=1e-4)
+    assert torch.equal(got.argmax(1), expected.argmax(1))

@@ -16,6 +16,7 @@ from agents import (
     UserAgent,
 )
 from agents.base import decide_batch
+from crates_env.actions import ANNOUNCE, DRAW, NUM_ACTIONS
 from crates_env.batch import ReferenceGames
 
 SHIPPED = "checkpoints/crates_4p.zip"
@@ -100,3 +101,25 @@ def test_a_users_object_adapted_decides_all_its_rows_in_one_call_and_bare_is_ref
     assert agent.calls == [len(masks)] and all(masks[np.arange(len(masks)), moves])
     with pytest.raises(ValueError, match="is no agent"):
         decide_batch([agent] * len(masks), observations, masks)
+
+
+def test_a_network_is_asked_only_where_there_is_a_choice(monkeypatch):
+    """Rows with one legal move (a forced draw) take it, and rows offering "one card" call it,
+    without the network: it sees only the rows with a choice. A sampling agent still draws for
+    every row, so its stream of moves is the same whichever rows were forced."""
+    agent = PolicyAgent(SHIPPED, Table.from_rules("crates", 4))
+    asked = []
+    logits = type(agent)._logits
+    monkeypatch.setattr(
+        type(agent), "_logits", lambda self, o, m: asked.append(len(o)) or logits(self, o, m)
+    )
+    masks = np.zeros((4, NUM_ACTIONS), dtype=bool)
+    masks[0, DRAW] = True  # forced
+    masks[1, [DRAW, 3, 7]] = True
+    masks[2, [ANNOUNCE, DRAW]] = True
+    masks[3, [5, 9]] = True
+    observations = np.zeros((4, agent.model.observation_space.shape[0]), dtype=np.float32)
+    actions = agent.act_batch(observations, masks)
+    assert asked == [2]
+    assert actions[0] == DRAW and actions[2] == ANNOUNCE
+    assert masks[[1, 3], actions[[1, 3]]].all()

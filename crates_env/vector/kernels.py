@@ -131,19 +131,22 @@ def progress(G, R):
 
 
 @njit(cache=True)
-def observe_games(states, R, seats, at, scale, out):
-    """``out[b]``: the observation of seat ``seats[b]`` in game ``b`` (-1: the seat to play)."""
-    for b in range(states.shape[0]):
+def observe_games(states, R, games, seats, at, scale, out):
+    """``out[k]``: the observation of game ``b = games[k]`` by seat ``seats[b]`` (-1: the seat
+    to play)."""
+    for k in range(games.shape[0]):
+        b = games[k]
         G = states[b]
-        out[b] = 0  # row by row: each is zeroed and filled while in the cache
-        observe_into(G, R, to_play(G, R) if seats[b] < 0 else seats[b], at, scale, out[b])
+        out[k] = 0  # row by row: each is zeroed and filled while in the cache
+        observe_into(G, R, to_play(G, R) if seats[b] < 0 else seats[b], at, scale, out[k])
 
 
 @njit(cache=True)
-def legal_masks(states, R, out):
-    for b in range(states.shape[0]):
-        out[b] = 0
-        legal_into(states[b], R, out[b])
+def legal_masks(states, R, games, out):
+    """``out[k]``: the legal mask of game ``games[k]``."""
+    for k in range(games.shape[0]):
+        out[k] = 0
+        legal_into(states[games[k]], R, out[k])
 
 
 @njit(cache=True)

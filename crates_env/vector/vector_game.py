@@ -146,11 +146,8 @@ class VectorGame(GameBatch):
         kernels.seats_to_play(self.states, self.R, self._to_play)
         return self._to_play
 
-    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
-        shape = (self.num_games, NUM_ACTIONS)
-        out = np.empty(shape, dtype=np.int8) if out is None else check_out(out, shape, np.int8)
-        kernels.legal_masks(self.states, self.R, out)
-        return out
+    def _legal_masks(self, games: np.ndarray, out: np.ndarray) -> None:
+        kernels.legal_masks(self.states, self.R, games, out)
 
     def acceptable_mask(self, out: np.ndarray | None = None) -> np.ndarray:
         """int8 ``[B, 63]``: what ``step`` accepts from the seat to play in each game
@@ -161,14 +158,8 @@ class VectorGame(GameBatch):
         kernels.acceptable_masks(self.states, self.R, out)
         return out
 
-    def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
-        shape = (self.num_games, self.observer.size)
-        out = (
-            np.empty(shape, dtype=np.float32) if out is None else check_out(out, shape, np.float32)
-        )
-        seats = self._no_seats if seats is None else self._seats("seats", seats, low=-1)
-        kernels.observe_games(self.states, self.R, seats, self._at, self._scale, out)
-        return out
+    def _observe(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+        kernels.observe_games(self.states, self.R, games, seats, self._at, self._scale, out)
 
     def step(
         self, actions: np.ndarray | Sequence[int], active: np.ndarray | None = None

@@ -175,7 +175,7 @@ def _play(config, tasks, watch, table: Table, ahead: bool, engine: str) -> list[
         live = occupied & ~batch.game_over
         rows = np.flatnonzero(live)
         to_play = batch.to_play
-        observations, masks = batch.observe()[rows], batch.legal_mask()[rows]
+        observations, masks = batch.observe(games=rows), batch.legal_mask(games=rows)
         agents = [slots[i].seats[to_play[i]] for i in rows]
         games = [batch.game(int(i)) for i in rows] if ahead else None
         actions = np.zeros(batch.num_games, dtype=np.int64)
