@@ -132,20 +132,22 @@ IN_PLACE = {nn.Tanh: torch.tanh_, nn.ReLU: torch.relu_}
 
 class Actor:
     """A trained policy's actor at play: the action logits of a batch of observations in a few
-    torch calls, reading the policy's own weights (a view, never a copy: training them changes
-    its play). The count one-hots meet the first layer as sums of its columns (an
-    ``embedding_bag``) rather than as a wide input: the same logits to float rounding, for far
-    fewer calls than the modules make, which a search's many small rollout batches pay each."""
+    torch calls, from a copy of the policy's weights as they are when it is made (a network
+    loaded to play, as ``PolicyAgent``'s, which nothing trains). The count one-hots meet the
+    first layer as sums of its columns (an ``embedding_bag``) rather than as a wide input: the
+    same logits to float rounding, for far fewer calls than the modules make, which a search's
+    many small rollout batches pay each."""
 
     def __init__(self, policy: MaskableActorCriticPolicy) -> None:
         extractor = policy.pi_features_extractor
         first, *rest = [*policy.mlp_extractor.policy_net, policy.action_net]
         seen = extractor._observation_space.shape[0]
         self.counts = extractor if isinstance(extractor, CountsExtractor) else None
-        self.first = (first.weight[:, :seen].t(), first.bias)
-        self.count_columns = first.weight[:, seen:].t() if self.counts else None
+        self.first = (_copy(first.weight[:, :seen].t()), _copy(first.bias))
+        self.count_columns = _copy(first.weight[:, seen:].t()) if self.counts else None
         self.rest = [
-            (m.weight.t(), m.bias) if isinstance(m, nn.Linear) else IN_PLACE[type(m)] for m in rest
+            (_copy(m.weight.t()), _copy(m.bias)) if isinstance(m, nn.Linear) else IN_PLACE[type(m)]
+            for m in rest
         ]
 
     @classmethod
@@ -175,3 +177,9 @@ class Actor:
             else:
                 layer(h)
         return h
+
+
+def _copy(weights: torch.Tensor) -> torch.Tensor:
+    """A contiguous copy, out of autograd's sight (an embedding_bag over a strided view copies
+    it at every call)."""
+    return weights.detach().contiguous().clone()
