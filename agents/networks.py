@@ -141,7 +141,7 @@ class Actor:
     def __init__(self, policy: MaskableActorCriticPolicy) -> None:
         extractor = policy.pi_features_extractor
         first, *rest = [*policy.mlp_extractor.policy_net, policy.action_net]
-        seen = extractor._observation_space.shape[0]
+        seen = policy.observation_space.shape[0]  # the first layer's columns past it: counts
         self.counts = extractor if isinstance(extractor, CountsExtractor) else None
         self.first = (_copy(first.weight[:, :seen].t()), _copy(first.bias))
         self.count_columns = _copy(first.weight[:, seen:].t()) if self.counts else None

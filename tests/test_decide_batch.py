@@ -123,3 +123,8 @@ def test_a_network_is_asked_only_where_there_is_a_choice(monkeypatch):
     assert asked == [2]
     assert actions[0] == DRAW and actions[2] == ANNOUNCE
     assert masks[[1, 3], actions[[1, 3]]].all()
+    sampler = PolicyAgent(SHIPPED, table=Table.from_rules("crates", 4), deterministic=False, seed=7)
+    sampler.act_batch(observations, masks)
+    stream = np.random.default_rng(7)
+    stream.random(4)  # one draw a row, the forced ones too
+    assert sampler.rng.random() == stream.random()
