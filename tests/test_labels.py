@@ -86,6 +86,15 @@ def test_a_chunk_is_the_same_every_time_it_is_labelled(chunk):
     assert not np.array_equal(other.points, chunk.points)
 
 
+def test_a_game_of_forced_moves_only_is_a_game_without_rows():
+    """One card each: most games offer no choice at all, and they are still games."""
+    one_card = LabelPlan(env={**ENV, "deal_schedule": [1]}, search=PLAN.search, games=4, seed=3)
+    labels = label_chunk(one_card, 0)
+    assert labels.games == 4 and labels.points.shape == (4, 2)
+    assert sorted(set(labels.game)) == [2]  # games 0, 1 and 3 had no choice to label
+    assert labels.observations.shape == (len(labels), 284) and len(labels) == 8
+
+
 def test_target_takes_the_search_move_only_by_z_standard_errors():
     masks = np.zeros((3, NUM_ACTIONS), dtype=bool)
     masks[:, [4, 9, 20]] = True

@@ -250,11 +250,12 @@ class _GameLabeller:
             for i in reversed(indices):
                 ret = self.rewards[i] + gamma * ret
                 returns[i] = ret
-        return _labels_of(self.rows, returns, self.env.game, self.expert_side)
+        size = self.env.observation_space(self.env.possible_agents[0])["observation"].shape[0]
+        return _labels_of(self.rows, returns, self.env.game, self.expert_side, size)
 
 
-def _labels_of(rows, returns, g, expert_side: int) -> Labels:
-    n = len(rows)
+def _labels_of(rows, returns, g, expert_side: int, obs_size: int) -> Labels:
+    n = len(rows)  # 0 for a game whose every move was forced
     values = np.full((n, NUM_ACTIONS), np.nan)
     gains, gain_se = values.copy(), values.copy()
     redeals = np.zeros(n, dtype=np.int16)
@@ -268,7 +269,9 @@ def _labels_of(rows, returns, g, expert_side: int) -> Labels:
     scores = list(g.scores)
     others = [s for t, s in enumerate(scores) if t != expert_side]
     return Labels(
-        observations=np.array([r["observation"] for r in rows], dtype=np.float32).reshape(n, -1),
+        observations=np.array([r["observation"] for r in rows], dtype=np.float32).reshape(
+            n, obs_size
+        ),
         masks=np.array([r["mask"] for r in rows], dtype=bool).reshape(n, NUM_ACTIONS),
         base=np.array([r["base"] for r in rows], dtype=np.int16),
         played=np.array([r["played"] for r in rows], dtype=np.int16),
