@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -91,9 +91,13 @@ class TableRecord:
         return ""
 
 
-def check_table(path: str | Path, table: TableRecord) -> None:
-    """ValueError unless the network at ``path`` learned at ``table`` (or records no table)."""
+def check_table(path: str | Path, table: TableRecord, other_table: bool = False) -> None:
+    """ValueError unless the network at ``path`` learned at ``table`` (or records no table).
+    ``other_table``: another table's network is wanted here (a start to learn this table from),
+    so only the observation layout it reads must be this package's."""
     learned = read_table(path)
+    if learned is not None and other_table:
+        learned = replace(table, layout_version=learned.layout_version)
     problem = "" if learned is None else learned.mismatch(table)
     if problem:
         raise ValueError(

@@ -20,6 +20,13 @@ def _stock(text: str) -> int:
     return EVERYWHERE if text == "all" else int(text)
 
 
+def _flag(text: str) -> bool:
+    """A yes-or-no setting: ``true`` or ``false``."""
+    if text not in ("true", "false"):
+        raise ValueError(text)
+    return text == "true"
+
+
 SEARCH_SETTINGS = {
     "samples": int,
     "stock_max": _stock,
@@ -27,6 +34,7 @@ SEARCH_SETTINGS = {
     "z": float,
     "deepen": int,
     "deepen_at": float,
+    "other_table": _flag,
 }
 
 
@@ -66,7 +74,7 @@ def search_settings(text: str) -> dict[str, int | float | str]:
         try:
             settings[key] = SEARCH_SETTINGS[key](value)
         except ValueError:
-            kind = {int: "an integer", _stock: "an integer or all"}.get(
+            kind = {int: "an integer", _stock: "an integer or all", _flag: "true or false"}.get(
                 SEARCH_SETTINGS[key], "a number"
             )
             raise ValueError(f"search setting {key} must be {kind}, not {value!r}") from None

@@ -27,7 +27,8 @@ class PolicyAgent(Agent):
     ``auto_announce`` (default) calls "one card" whenever the call is allowed, as the training
     environment's ``one_card="auto"`` does: the call is never wrong when it is offered, so a
     policy need not learn it. ``table`` (optional) checks that the model was trained on this
-    table's observation size.
+    table's observation size; ``other_table`` plays a network of another table there on purpose
+    (a start to learn that table from: a search's base in expert iteration's first round).
     A missing file, a file that is not a MaskablePPO checkpoint or a model whose spaces do not fit
     raises ``ValueError`` naming the path and the problem, and so does a network that learned at
     another table than ``table`` (``agents.checkpoints``: it would play a game it never learned).
@@ -41,6 +42,7 @@ class PolicyAgent(Agent):
         table: Table | None = None,
         auto_announce: bool = True,
         seed: int | None = None,
+        other_table: bool = False,
     ) -> None:
         self.path = Path(path)
         self.deterministic = deterministic
@@ -51,7 +53,7 @@ class PolicyAgent(Agent):
         self.model = _shared_model(self.path.resolve(), version, device)
         _check_spaces(self.model, self.path, table)
         if table is not None:
-            check_table(self.path, TableRecord.of(table.ruleset))
+            check_table(self.path, TableRecord.of(table.ruleset), other_table)
 
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None

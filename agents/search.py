@@ -105,7 +105,9 @@ class SearchAgent(Agent):
     move still beats the base policy's by ``z / 2`` standard errors or more after the re-deals
     so far (a change that may be real gets the re-deals to tell; the many clear keeps cost no
     more), or with ``deepen_at`` whose moves' mean margins still lie that many points apart
-    (best against worst: the decisions worth most, whatever the base move).
+    (best against worst: the decisions worth most, whatever the base move); ``other_table``: the
+    base network learned at another table and plays this one on purpose (expert iteration's
+    first round at a table that has no network yet, ``init_other_table``).
     """
 
     looks_ahead = True
@@ -120,6 +122,7 @@ class SearchAgent(Agent):
         z: float | None = None,
         deepen: int | None = None,
         deepen_at: float | None = None,
+        other_table: bool = False,
     ) -> None:
         teacher = teacher_settings(table.preset)  # what is not given: the table's teacher
         samples = teacher.samples if samples is None else samples
@@ -151,12 +154,17 @@ class SearchAgent(Agent):
                 "SearchAgent z > 0 needs samples >= 2 (a standard error of the gain); "
                 "z=0 searches with one re-deal"
             )
+        if other_table and not (isinstance(base, str) and base.endswith(".zip")):
+            raise ValueError(
+                "SearchAgent other_table=true is for a base network of another table "
+                f"(a checkpoint path, .zip), not base {base!r}"
+            )
         if base == "heuristic":
             self.base_policy = HeuristicAgent(table, seed)
         elif base == shipped.SHIPPED:
             self.base_policy = PolicyAgent(shipped.shipped_network(table.ruleset), table=table)
         elif isinstance(base, str) and base.endswith(".zip"):
-            self.base_policy = PolicyAgent(base, table=table)
+            self.base_policy = PolicyAgent(base, table=table, other_table=other_table)
         else:
             raise ValueError(
                 "SearchAgent base must be 'heuristic', 'shipped' or a checkpoint path (.zip), "

@@ -13,6 +13,7 @@ import pytest
 from agents import PolicyAgent, SearchAgent, Table, make_agent
 from agents.checkpoints import TABLE_FILE, TableRecord, read_table, write_table
 from agents.shipped import shipped_network, shipped_tables
+from crates_env.env import raw_env
 from crates_env.observation import LAYOUT_VERSION, SLICES
 from crates_env.rules import make_ruleset
 from train.cli import main
@@ -88,6 +89,35 @@ def test_a_network_at_another_table_is_refused_naming_both_tables(tmp_path):
         assert "init_other_table" in message
         with pytest.raises(ValueError, match="it learned 4-player crates"):
             SearchAgent(table, base=str(network))
+
+
+def test_another_tables_network_plays_here_only_when_asked(tmp_path):
+    """Expert iteration's first round at a table with no network: the search looks ahead from
+    the nearest table's network, told so; the observation layout must still match."""
+    network, kreights = shipped_network(CRATES_4), _table("kreights")
+    agent = PolicyAgent(network, table=kreights, other_table=True)
+    assert agent.act(*_first_decision(kreights)) >= 0
+    for spec in (
+        f"search:base={network},other_table=true",
+        f"search:other_table=true,base={network}",
+    ):
+        assert make_agent(spec, kreights).base_policy.path == network
+    with pytest.raises(ValueError, match="other_table=true is for a base network of another"):
+        make_agent("search:other_table=true", kreights)  # HeuristicAgent has no table to leave
+    with pytest.raises(ValueError, match="search setting other_table must be true or false"):
+        make_agent(f"search:base={network},other_table=yes", kreights)
+    path, _ = _network(tmp_path, "crates")
+    write_table(path, TableRecord("crates", 4, {}, LAYOUT_VERSION + 1))
+    with pytest.raises(ValueError, match=f"reads observation layout {LAYOUT_VERSION + 1}"):
+        PolicyAgent(path, table=kreights, other_table=True)
+
+
+def _first_decision(table: Table):
+    """The first seat's observation and mask in a game at ``table``."""
+    game = raw_env(table.preset, table.num_players)
+    game.reset(seed=3)
+    seen = game.observe(game.agent_selection)
+    return seen["observation"], seen["action_mask"]
 
 
 def test_a_network_plays_its_table_at_any_length_of_game():

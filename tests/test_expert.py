@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from agents.checkpoints import TableRecord, read_table
 from agents.policy import load_model
 from train.cli import main
 from train.config import load_config
@@ -128,6 +129,23 @@ def test_with_init_each_round_fine_tunes_the_network_before_it(tmp_path):
             assert torch.allclose(value, start[name], atol=1e-6), (r, name)
     rounds = json.loads((config.run_dir / STATE).read_text())["rounds"]
     assert rounds[1]["base"] == str(config.run_dir / "round_1" / "network.zip")
+
+
+def test_a_table_without_a_network_learns_from_the_search_over_another_tables(tmp_path):
+    crates = train_expert(tiny(tmp_path, "run_name=crates", "expert.rounds=1"))
+    kreights = ["preset=kreights", f"init={crates}", f"expert.base={crates}",
+                f"expert.labels={tmp_path / 'kreights_labels'}"]  # fmt: skip
+    refused = tiny(tmp_path, "run_name=refused", *kreights)
+    with pytest.raises(ValueError, match="it learned 4-player crates, and this table is 4-pl"):
+        train_expert(refused)  # before any labelling
+    assert not labels_folder(refused, 1).exists()
+    config = tiny(tmp_path, "run_name=kreights", *kreights, "init_other_table=true")
+    # round 1 searches over the crates network at this table; round 2 over its own network
+    assert label_plan(config, 1).search.endswith(f",base={crates},other_table=true")
+    assert "other_table" not in label_plan(config, 2).search
+    latest = train_expert(config)
+    assert read_table(latest) == TableRecord.of(config.ruleset())
+    assert str(read_table(latest)).startswith("4-player kreights")
 
 
 def test_an_init_of_another_shape_is_refused_before_any_labelling(tmp_path):

@@ -125,6 +125,8 @@ def label_plan(config: TrainConfig, round_: int, base: str | None = None) -> Lab
         spec += f",deepen_at={ex.deepen_at:g}" if ex.deepen_on == "spread" else ""
     if base != "heuristic":
         spec += f",base={base}"
+    if round_ == 1 and config.init_other_table and base.endswith(".zip"):
+        spec += ",other_table=true"  # the network the run starts from, of another table
     return LabelPlan(
         env=config.env_kwargs(),
         search=spec,

@@ -265,8 +265,7 @@ def new_model(config: TrainConfig, vec: SelfPlayVecEnv) -> MaskablePPO:
     )
     if config.init:
         start = checkpoint_of(config.init, config.ruleset())
-        if not config.init_other_table:
-            check_table(start, TableRecord.of(config.ruleset()))
+        check_table(start, TableRecord.of(config.ruleset()), config.init_other_table)
         try:
             model.policy.load_state_dict(widened(load_model(start).policy, model.policy))
         except RuntimeError:  # torch: the layers do not match
