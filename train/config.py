@@ -200,7 +200,8 @@ class TrainConfig:
     init: str = ""
     # A network remembers the table it learned at (agents.checkpoints) and init refuses one of
     # another table unless this says so: a kreights network may start from the crates one
-    # (where the layers' shapes fit), but never by accident.
+    # (where the layers' shapes fit), but never by accident. Expert iteration's first search
+    # then looks ahead from that network at this table too (its base, the search's other_table).
     init_other_table: bool = False
 
     @property
