@@ -1,5 +1,5 @@
-"""The shipped network: it loads, plays, is crates eval's default and the agent ``shipped``, and
-goes with every install (as do the configs), found from any folder."""
+"""The shipped networks: each loads and plays its table, is crates eval's default and the agent
+``shipped`` there, and goes with every install (as do the configs), found from any folder."""
 
 from __future__ import annotations
 
@@ -20,16 +20,18 @@ ROOT = Path(__file__).resolve().parent.parent
 # what the package ships, and its source in the repository
 SHIPPED = {
     "agents/data/crates_4p.zip": "checkpoints/crates_4p.zip",
+    "agents/data/chicago1970_4p.zip": "checkpoints/chicago1970_4p.zip",
     "train/configs/default.yaml": "configs/default.yaml",
     "train/configs/strong.yaml": "configs/strong.yaml",
     "train/configs/crates_4p.yaml": "configs/crates_4p.yaml",
 }
 
 
-def test_the_shipped_network_plays_legal_moves_of_4_player_crates():
-    path = shipped_network(make_ruleset("crates", 4))
-    assert path.read_bytes() == (ROOT / "checkpoints" / "crates_4p.zip").read_bytes()
-    env = raw_env(preset="crates", num_players=4)
+@pytest.mark.parametrize("preset", ["crates", "chicago1970"])
+def test_each_shipped_network_plays_legal_moves_of_its_table(preset):
+    path = shipped_network(make_ruleset(preset, 4))
+    assert path.read_bytes() == (ROOT / "checkpoints" / f"{preset}_4p.zip").read_bytes()
+    env = raw_env(preset=preset, num_players=4)
     table = Table.from_env(env)
     agent = PolicyAgent(path, table=table)
     assert isinstance(make_agent("shipped", table), PolicyAgent)
