@@ -163,19 +163,27 @@ def test_a_damaged_record_is_named(tmp_path):
 
 def test_shipped_follows_the_table():
     assert make_agent("shipped", _table("crates")).path == shipped_network(CRATES_4)
-    assert [str(t) for t in shipped_tables()] == ["4-player chicago1970", "4-player crates"]
+    assert [str(t) for t in shipped_tables()] == [
+        "4-player chicago1970",
+        "4-player craits",
+        "4-player crates",
+        "4-player kreights",
+    ]
     chicago = make_agent("shipped", _table("chicago1970"))
     assert (
         chicago.path == shipped_network(make_ruleset("chicago1970", 4)) != shipped_network(CRATES_4)
     )
-    for table in (_table("crazy_eights"), _table("crates", 3), _table("kreights")):
+    for table in (_table("crazy_eights"), _table("crates", 3), _table("zimbabwe")):
         for spec in ("shipped", "search:base=shipped"):
             with pytest.raises(ValueError) as info:
                 make_agent(spec, table)
             assert f"no shipped network for {table.num_players}-player {table.preset}" in str(
                 info.value
             )
-            assert "ships networks for 4-player chicago1970, 4-player crates" in str(info.value)
+            assert (
+                "ships networks for 4-player chicago1970, 4-player craits, 4-player crates, "
+                "4-player kreights" in str(info.value)
+            )
 
 
 def test_crates_eval_of_shipped_at_a_table_without_one_is_one_clear_line(tmp_path, capsys):
