@@ -154,7 +154,7 @@ class SearchAgent(Agent):
                 "SearchAgent z > 0 needs samples >= 2 (a standard error of the gain); "
                 "z=0 searches with one re-deal"
             )
-        if other_table and not (isinstance(base, str) and base.endswith(".zip")):
+        if other_table and base in ("heuristic", shipped.SHIPPED):
             raise ValueError(
                 "SearchAgent other_table=true is for a base network of another table "
                 f"(a checkpoint path, .zip), not base {base!r}"

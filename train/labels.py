@@ -177,7 +177,7 @@ def label_chunk(plan: LabelPlan, index: int) -> Labels:
         margins = expert.deepened_margins(decisions, bases)
         for game, margin in zip(waiting, margins, strict=True):
             game.decide(expert, margin)
-    return Labels.concatenate([game.labels(plan.gamma) for game in games])
+    return Labels.concatenate([game.labels(plan.gamma, table.obs_size) for game in games])
 
 
 class _GameLabeller:
@@ -243,15 +243,14 @@ class _GameLabeller:
             if self.env.rewards[name] and self.seat_rows[s]:
                 self.rewards[self.seat_rows[s][-1]] += self.env.rewards[name]
 
-    def labels(self, gamma: float) -> Labels:
+    def labels(self, gamma: float, obs_size: int) -> Labels:
         returns = np.zeros(len(self.rows), dtype=np.float32)
         for indices in self.seat_rows.values():
             ret = 0.0
             for i in reversed(indices):
                 ret = self.rewards[i] + gamma * ret
                 returns[i] = ret
-        size = self.env.observation_space(self.env.possible_agents[0])["observation"].shape[0]
-        return _labels_of(self.rows, returns, self.env.game, self.expert_side, size)
+        return _labels_of(self.rows, returns, self.env.game, self.expert_side, obs_size)
 
 
 def _labels_of(rows, returns, g, expert_side: int, obs_size: int) -> Labels:
