@@ -167,6 +167,7 @@ def test_shipped_follows_the_table():
         "4-player chicago1970",
         "4-player craits",
         "4-player crates",
+        "4-player creights",
         "4-player kreights",
     ]
     chicago = make_agent("shipped", _table("chicago1970"))
@@ -182,7 +183,7 @@ def test_shipped_follows_the_table():
             )
             assert (
                 "ships networks for 4-player chicago1970, 4-player craits, 4-player crates, "
-                "4-player kreights" in str(info.value)
+                "4-player creights, 4-player kreights" in str(info.value)
             )
 
 

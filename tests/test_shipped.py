@@ -22,6 +22,7 @@ SHIPPED = {
     "agents/data/crates_4p.zip": "checkpoints/crates_4p.zip",
     "agents/data/chicago1970_4p.zip": "checkpoints/chicago1970_4p.zip",
     "agents/data/craits_4p.zip": "checkpoints/craits_4p.zip",
+    "agents/data/creights_4p.zip": "checkpoints/creights_4p.zip",
     "agents/data/kreights_4p.zip": "checkpoints/kreights_4p.zip",
     "train/configs/default.yaml": "configs/default.yaml",
     "train/configs/strong.yaml": "configs/strong.yaml",
@@ -29,7 +30,7 @@ SHIPPED = {
 }
 
 
-@pytest.mark.parametrize("preset", ["crates", "chicago1970", "craits", "kreights"])
+@pytest.mark.parametrize("preset", ["crates", "chicago1970", "craits", "creights", "kreights"])
 def test_each_shipped_network_plays_legal_moves_of_its_table(preset):
     path = shipped_network(make_ruleset(preset, 4))
     assert path.read_bytes() == (ROOT / "checkpoints" / f"{preset}_4p.zip").read_bytes()
