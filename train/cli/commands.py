@@ -195,7 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         default=None,
         help="one agent for every other seat, or one per other seat in seat order, named as "
-        "for crates eval (default: shipped on 4-player crates, otherwise heuristic)",
+        "for crates eval (default: shipped at a table the package has a network for, otherwise "
+        "heuristic)",
     )
     add_table_arguments(sv)
     sv.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0: any free)")
