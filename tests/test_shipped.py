@@ -17,20 +17,18 @@ from crates_env.rules import make_ruleset
 from train.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
+# the 4-player tables with a shipped network
+NETWORK_PRESETS = ("crates", "chicago1970", "craits", "creights", "kreights")
 # what the package ships, and its source in the repository
 SHIPPED = {
-    "agents/data/crates_4p.zip": "checkpoints/crates_4p.zip",
-    "agents/data/chicago1970_4p.zip": "checkpoints/chicago1970_4p.zip",
-    "agents/data/craits_4p.zip": "checkpoints/craits_4p.zip",
-    "agents/data/creights_4p.zip": "checkpoints/creights_4p.zip",
-    "agents/data/kreights_4p.zip": "checkpoints/kreights_4p.zip",
+    **{f"agents/data/{p}_4p.zip": f"checkpoints/{p}_4p.zip" for p in NETWORK_PRESETS},
     "train/configs/default.yaml": "configs/default.yaml",
     "train/configs/strong.yaml": "configs/strong.yaml",
     "train/configs/crates_4p.yaml": "configs/crates_4p.yaml",
 }
 
 
-@pytest.mark.parametrize("preset", ["crates", "chicago1970", "craits", "creights", "kreights"])
+@pytest.mark.parametrize("preset", NETWORK_PRESETS)
 def test_each_shipped_network_plays_legal_moves_of_its_table(preset):
     path = shipped_network(make_ruleset(preset, 4))
     assert path.read_bytes() == (ROOT / "checkpoints" / f"{preset}_4p.zip").read_bytes()
