@@ -1,0 +1,90 @@
+"""What a network's choices are worth by the search's own estimates, on labelled games it did
+not learn from: a check of a distilled network without playing a deal.
+
+    python benchmarks/held_out_gain.py LABELS NET [NET ...] [--holdout 0.05] [--z 2.5]
+
+LABELS is a folder of label chunks (``train.labels``; a round's ``round_<r>`` folder). Their
+last games (``--holdout``, the share ``expert.holdout`` keeps out of training) are read; at
+every position the search looked at, each legal move has its estimated gain over the base
+policy's move (mean margin over the re-deals). A network's choice there is worth that move's
+gain, the base policy's nothing. The figure is the sum over a game's searched positions, both
+sides' (points a game, mean and standard error over the held-out games), beside the same
+figure for the search's own choices at ``--z`` (optimistic: chosen on the very re-deals that
+estimate them).
+
+It is unbiased for a network that never saw those games, and it is noisy in the game's
+units: at crazy_eights a game's sum is a few tens of points; at crates, whose doubling
+pressures make a deal's margin run to thousands, one position's estimate can swamp the rest,
+and duplicate deals (``crates eval``) are the measure that counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from agents.policy import load_model
+from train.imitation import policy_heads
+from train.labels import Labels, pool_labels
+
+
+def held_out_rows(labels: Labels, holdout: float) -> tuple[np.ndarray, int]:
+    """The searched positions of the held-out games, and the index of the first such game."""
+    first = labels.games - math.ceil(labels.games * holdout)
+    return np.flatnonzero((labels.game >= first) & labels.searched), first
+
+
+def gain_per_game(labels: Labels, rows: np.ndarray, first: int, moves: np.ndarray):
+    """Mean and standard error over the held-out games of the summed gains of ``moves``."""
+    gains = labels.gains[rows, moves]
+    games = labels.games - first
+    per_game = np.bincount(labels.game[rows] - first, weights=gains, minlength=games)
+    return float(per_game.mean()), float(per_game.std(ddof=1) / math.sqrt(games))
+
+
+def network_moves(path: str, labels: Labels, rows: np.ndarray) -> np.ndarray:
+    """The network's most likely legal move at each row (one forward pass a position)."""
+    policy = load_model(path).policy
+    policy.train(False)
+    with torch.no_grad():
+        logits, _ = policy_heads(policy, torch.as_tensor(labels.observations[rows]))
+    logits = logits.numpy()
+    logits[~labels.masks[rows]] = -np.inf
+    return logits.argmax(axis=1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("labels", type=Path, help="a folder of label chunks")
+    parser.add_argument("networks", nargs="+", help="checkpoints to score")
+    parser.add_argument("--holdout", type=float, default=0.05, help="share of games held out")
+    parser.add_argument("--z", type=float, default=2.5, help="the search's choice at this z")
+    args = parser.parse_args()
+    if not 0 < args.holdout < 1:
+        raise SystemExit(f"--holdout must be between 0 and 1, not {args.holdout}")
+    try:
+        labels = pool_labels([args.labels])
+    except ValueError as error:
+        raise SystemExit(str(error)) from None
+    rows, first = held_out_rows(labels, args.holdout)
+    base, search = labels.base[rows], labels.target(args.z)[rows]
+    print(f"{labels.games - first} held-out games, {len(rows):,} searched positions")
+    mean, se = gain_per_game(labels, rows, first, search)
+    print(f"{'the search (z=' + str(args.z) + ')':<48} {mean:+9.2f} ± {se:.2f} points a game")
+    changed = search != base
+    for path in args.networks:
+        moves = network_moves(path, labels, rows)
+        mean, se = gain_per_game(labels, rows, first, moves)
+        taken = np.mean(moves[changed] == search[changed])
+        print(
+            f"{Path(path).name:<48} {mean:+9.2f} ± {se:.2f} points a game; leaves the base "
+            f"move at {np.mean(moves != base):.1%}, takes {taken:.1%} of the search's changes"
+        )
+
+
+if __name__ == "__main__":
+    main()
