@@ -25,10 +25,9 @@ import math
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from agents.policy import load_model
-from train.imitation import policy_heads
+from train.expert import network_choices
 from train.labels import Labels, pool_labels
 
 
@@ -44,17 +43,6 @@ def gain_per_game(labels: Labels, rows: np.ndarray, first: int, moves: np.ndarra
     games = labels.games - first
     per_game = np.bincount(labels.game[rows] - first, weights=gains, minlength=games)
     return float(per_game.mean()), float(per_game.std(ddof=1) / math.sqrt(games))
-
-
-def network_moves(path: str, labels: Labels, rows: np.ndarray) -> np.ndarray:
-    """The network's most likely legal move at each row (one forward pass a position)."""
-    policy = load_model(path).policy
-    policy.train(False)
-    with torch.no_grad():
-        logits, _ = policy_heads(policy, torch.as_tensor(labels.observations[rows]))
-    logits = logits.numpy()
-    logits[~labels.masks[rows]] = -np.inf
-    return logits.argmax(axis=1)
 
 
 def main() -> None:
@@ -77,7 +65,9 @@ def main() -> None:
     print(f"{'the search (z=' + str(args.z) + ')':<48} {mean:+9.2f} ± {se:.2f} points a game")
     changed = search != base
     for path in args.networks:
-        moves = network_moves(path, labels, rows)
+        policy = load_model(path).policy
+        policy.train(False)
+        moves = network_choices(policy, labels, rows)
         mean, se = gain_per_game(labels, rows, first, moves)
         taken = np.mean(moves[changed] == search[changed])
         print(

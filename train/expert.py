@@ -252,12 +252,7 @@ def agreement(policy, labels: Labels, rows: np.ndarray, target: np.ndarray) -> d
     """How the network's choices on ``rows`` meet the labels: ``agreement`` with the search
     where it searched, ``changes_taken`` where the search left its base's move,
     ``base_agreement`` where it did not search (NaN where a kind of row is missing)."""
-    obs = torch.as_tensor(labels.observations[rows])
-    with torch.no_grad():
-        logits, _ = policy_heads(policy, obs)
-    logits = logits.numpy()
-    logits[~labels.masks[rows]] = -np.inf
-    chosen = logits.argmax(axis=1)
+    chosen = network_choices(policy, labels, rows)
     aim, base, searched = target[rows], labels.base[rows], labels.searched[rows]
 
     def share(where: np.ndarray) -> float:
@@ -268,6 +263,15 @@ def agreement(policy, labels: Labels, rows: np.ndarray, target: np.ndarray) -> d
         "changes_taken": share(aim != base),
         "base_agreement": share(~searched),
     }
+
+
+def network_choices(policy, labels: Labels, rows: np.ndarray) -> np.ndarray:
+    """The policy's most likely legal move at each of the labels' ``rows``."""
+    with torch.no_grad():
+        logits, _ = policy_heads(policy, torch.as_tensor(labels.observations[rows]))
+    logits = logits.numpy()
+    logits[~labels.masks[rows]] = -np.inf
+    return logits.argmax(axis=1)
 
 
 # ---------------------------------------------------------------------- 3. refine
