@@ -27,13 +27,13 @@ from pathlib import Path
 import numpy as np
 
 from agents.policy import load_model
-from train.expert import network_choices
+from train.expert import first_held_out, network_choices
 from train.labels import Labels, pool_labels
 
 
 def held_out_rows(labels: Labels, holdout: float) -> tuple[np.ndarray, int]:
     """The searched positions of the held-out games, and the index of the first such game."""
-    first = labels.games - math.ceil(labels.games * holdout)
+    first = first_held_out(labels.games, holdout)
     return np.flatnonzero((labels.game >= first) & labels.searched), first
 
 

@@ -208,9 +208,7 @@ def distil(
     ``shipped``): it learns the search's changes of move and keeps its own play elsewhere."""
     ex = config.expert
     target = labels.target(ex.z, ex.min_redeals)
-    # the first games teach, the last ones (at least one, with a holdout) judge
-    held = math.ceil(labels.games * ex.holdout)
-    kept = max(1, labels.games - held)
+    kept = first_held_out(labels.games, ex.holdout)
     learn = labels.game < kept
     demos = Demonstrations(
         labels.observations[learn],
@@ -246,6 +244,13 @@ def distil(
         f"searched positions, takes {report['changes_taken']:.1%} of its changes"
     )
     return path, report
+
+
+def first_held_out(games: int, holdout: float) -> int:
+    """The index of the first of the last games, the share ``holdout`` of them (at least one
+    with a holdout), that judge the distilled network; the games before it teach (at least
+    one)."""
+    return max(1, games - math.ceil(games * holdout))
 
 
 def agreement(policy, labels: Labels, rows: np.ndarray, target: np.ndarray) -> dict[str, float]:
