@@ -38,7 +38,7 @@ from train.evaluation import (
     write_outputs,
 )
 from train.evaluation.report import better_standing, saved_rules
-from train.workers import sigterm_as_ctrl_c
+from train.workers import interruptible
 
 TIMING = "timing.json"
 
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
         workers=args.workers,
     )
     start, cpu_start = time.perf_counter(), cpu_seconds()
-    with sigterm_as_ctrl_c():
+    with interruptible():
         records = run(config, progress=False)
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
     report = summarize(config, records)

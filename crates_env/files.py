@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 
@@ -17,16 +19,41 @@ def write_atomically(path: Path, write: Callable[[Path], None]) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.stem}.tmp{path.suffix}")  # readers skip *.tmp.* files
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        if isinstance(exc, OSError) and exc.filename in (str(tmp), tmp):
-            exc.filename = str(path)  # the file the caller asked for, not our temporary one
-        raise
+    with stops_held():
+        try:
+            write(tmp)
+            os.replace(tmp, path)
+        except BaseException as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            if isinstance(exc, OSError) and exc.filename in (str(tmp), tmp):
+                exc.filename = str(path)  # the file the caller asked for, not our temporary one
+            raise
     return path
+
+
+@contextlib.contextmanager
+def stops_held() -> Iterator[None]:
+    """Ctrl-C and ``kill`` (SIGTERM) wait for the end of the block, then land as they would
+    have: the file is written whole first. (A KeyboardInterrupt inside zipfile's writer, as
+    numpy saves, leaves the archive half-closed, and closing it raises a ValueError that takes
+    the stop's place.) Signals reach only the main thread's handlers, so elsewhere it holds
+    nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    stops = (signal.SIGINT, signal.SIGTERM)
+    handlers = {signum: signal.getsignal(signum) for signum in stops}
+    for signum in stops:
+        signal.signal(signum, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        for signum in held[:1]:
+            signal.raise_signal(signum)
 
 
 def atomic_write(path: Path, text: str) -> Path:

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import ctypes
 import errno
 import io
 import os
 import signal
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -25,13 +27,14 @@ from agents import Table, make_agent
 from crates_env import crates_v0
 from crates_env.batch import ReferenceGames
 from crates_env.env import render_table
+from crates_env.files import write_atomically
 from crates_env.vector import VectorGame
 from train.cli import main
 from train.cli.play import play_in_terminal
 from train.config import TrainConfig, load_config
 from train.evaluation import EvalConfig, lineups, play_games, read_deals
 from train.evaluation.replays import replay_game
-from train.workers import CoreShare
+from train.workers import CoreShare, interruptible
 
 from .test_cli_errors import fails
 from .waiting import crates_command, lines_in, wait_for
@@ -605,3 +608,71 @@ def test_ctrl_c_of_label_says_what_it_kept(tmp_path):
     assert proc.returncode == 130
     assert "interrupted: " in err and "are kept in" in err
     assert "Traceback" not in err
+
+
+# --- a stop lands whatever the command is doing --------------------------------------------------
+
+
+@pytest.fixture
+def ctrl_c_at_default():
+    """Ctrl-C at Python's default, as for a command typed at a terminal (a shell that starts
+    pytest in the background has it ignored)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def python_for(seconds: float) -> None:
+    """Python code running ``seconds``: a pending signal's handler runs in it."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl_c", "kill"])
+def test_a_stop_dropped_by_a_callback_from_compiled_code_still_stops(signum, ctrl_c_at_default):
+    """numba's compiler calls back into Python through ctypes, which drops an exception raised
+    there: a Ctrl-C during the first compile of a kernel was lost and `crates label` went on."""
+    callback = ctypes.CFUNCTYPE(None)(lambda: signal.raise_signal(signum))
+    with interruptible(), pytest.raises(KeyboardInterrupt):
+        callback()
+        python_for(10)
+
+
+def test_a_stop_during_a_write_lands_once_the_file_is_whole(tmp_path, ctrl_c_at_default):
+    """A Ctrl-C inside numpy's zip writer left the archive half-closed: `crates label` said
+    "Can't close the ZIP file while there is an open writing handle" and exited 2."""
+    path = tmp_path / "chunk.npz"
+
+    def write(tmp: Path) -> None:
+        with zipfile.ZipFile(tmp, "w") as archive, archive.open("hand.npy", "w") as member:
+            member.write(b"half")
+            signal.raise_signal(signal.SIGINT)
+            member.write(b" and half")
+
+    with pytest.raises(KeyboardInterrupt):
+        write_atomically(path, write)
+    assert zipfile.ZipFile(path).read("hand.npy") == b"half and half"
+    assert [p.name for p in tmp_path.iterdir()] == ["chunk.npz"]
+
+
+def test_a_stop_raised_in_code_run_from_a_string_exits_130(tmp_path):
+    """CPython marks a bare KeyboardInterrupt that leaves code run from a string (as numba's
+    compiler runs) as never handled, and under ``python -m`` ends the process by SIGINT after
+    its exit 130: `python -m train.cli label` stopped during a compile ended by signal."""
+    (tmp_path / "stopped_in_exec.py").write_text(
+        "import signal, sys\n"
+        "from train.workers import interruptible\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "try:\n"
+        "    with interruptible():\n"
+        "        exec('import signal; signal.raise_signal(signal.SIGINT)')\n"
+        "except KeyboardInterrupt:\n"
+        "    sys.exit(130)\n"
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    stopped = subprocess.run([sys.executable, "-m", "stopped_in_exec"], cwd=tmp_path, env=env)
+    assert stopped.returncode == 130

@@ -9,6 +9,7 @@ first.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import ctypes
 import functools
@@ -19,7 +20,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -136,18 +137,57 @@ def _watch(parent: int) -> None:
 
 
 @contextlib.contextmanager
-def sigterm_as_ctrl_c() -> Iterator[None]:
-    """Within the block, ``kill`` (SIGTERM) stops the command as Ctrl-C does: it cleans up,
-    saves and says so (Python's default would end it on the spot, workers and all)."""
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+def interruptible() -> Iterator[None]:
+    """Within the block Ctrl-C and ``kill`` (SIGTERM) stop the command alike, which cleans
+    up, saves, says so and exits 130 (Python's default for SIGTERM ends it on the spot, workers
+    and all), and neither is lost: one that lands while numba compiles a kernel is raised in a
+    ctypes callback of the compiler, which drops it, so the hook on dropped exceptions sends it
+    again. A Ctrl-C that the shell that started the command ignores stays ignored."""
+    stops = [signal.SIGTERM]
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        stops.append(signal.SIGINT)
+    previous = {signum: signal.signal(signum, _interrupt) for signum in stops}
+    hook = sys.unraisablehook
+    sys.unraisablehook = functools.partial(_raise_dropped_stop, hook)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        sys.unraisablehook = hook
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+RESEND_AFTER = 0.05  # seconds: a dropped stop's resending waits for the hook to return
+
+
+class Stopped(KeyboardInterrupt):
+    """Ctrl-C or kill (``signum``) stops the command. Its own class, not KeyboardInterrupt
+    itself: CPython marks a bare KeyboardInterrupt that passes through code run from a string
+    (numba's compiler runs such) as never handled, and after the command's exit 130 ends the
+    process by SIGINT."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__()
+        self.signum = signum
 
 
 def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
+    raise Stopped(signum)
+
+
+def _raise_dropped_stop(hook: Callable[[Any], None], unraisable: Any) -> None:
+    """Send a dropped Ctrl-C or kill again, a moment later from another thread: the main
+    thread handles it anew in its Python code by then, past this hook (armed at once it would
+    raise here, where it is dropped too; dropped again, it comes back again). Other dropped
+    exceptions go to ``hook``."""
+    stop = unraisable.exc_value
+    if isinstance(stop, KeyboardInterrupt):
+        signum = getattr(stop, "signum", signal.SIGINT)
+        resend = threading.Timer(RESEND_AFTER, _thread.interrupt_main, args=(signum,))
+        resend.daemon = True
+        resend.start()
+    else:
+        hook(unraisable)
 
 
 LOCAL_RAY = "local"  # --ray without an address: RAY_ADDRESS's cluster if set, else a local Ray

@@ -228,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from train.workers import WorkersFailed, sigterm_as_ctrl_c
+    from train.workers import WorkersFailed, interruptible
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         "serve": run_serve,
     }
     try:
-        with sigterm_as_ctrl_c():
+        with interruptible():
             return commands[args.command](args)
     except (ValueError, WorkersFailed) as exc:  # bad input, dead workers: one clear line
         parser.exit(2, f"crates {args.command}: error: {exc}\n")
