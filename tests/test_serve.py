@@ -23,6 +23,7 @@ from train.cli.commands import build_parser
 from train.cli.seated import MAX_GAMES, Refused, ServeConfig, Tables, parse_move
 
 from .test_cli_errors import fails
+from .waiting import crates_command
 
 pytest.importorskip("starlette", reason="crates serve needs the web extra: pip install '.[web]'")
 pytest.importorskip("uvicorn", reason="crates serve needs the web extra: pip install '.[web]'")
@@ -246,9 +247,7 @@ def test_crates_serve_refuses_bad_settings_in_one_line(capsys):
 def test_crates_serve_listens_on_this_machine_until_ctrl_c():
     assert build_parser().parse_args(["serve"]).host == "127.0.0.1"
     argv = ["serve", "--opponents", "random", "--port", "0", "--rule", "deal_schedule=[1]"]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "train.cli", *argv], stdout=subprocess.PIPE, text=True
-    )
+    server = crates_command(argv, stdout=subprocess.PIPE, text=True)  # Ctrl-C as at a terminal
     try:
         said = server.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/", said).group(0)
