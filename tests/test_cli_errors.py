@@ -20,7 +20,7 @@ import pytest
 import torch
 
 from train.cli import main
-from train.config import RANGES, TrainConfig, load_config
+from train.config import OPTIONAL_FLOATS, RANGES, TrainConfig, load_config
 from train.ppo import LATEST, STATE, CheckpointAndEvalCallback, TrainingDiverged, train
 
 from .test_train import TINY, tiny
@@ -48,7 +48,9 @@ def _numeric_keys(cls, prefix: str = "") -> list[str]:
         default = getattr(cls(), f.name)
         if is_dataclass(default):
             keys += _numeric_keys(type(default), f"{prefix}{f.name}.")
-        elif isinstance(default, int | float) and not isinstance(default, bool):
+        elif prefix + f.name in OPTIONAL_FLOATS or (
+            isinstance(default, int | float) and not isinstance(default, bool)
+        ):
             keys.append(prefix + f.name)
     return keys
 

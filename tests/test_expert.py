@@ -13,7 +13,16 @@ from agents.checkpoints import TableRecord, read_table
 from agents.policy import load_model
 from train.cli import main
 from train.config import load_config
-from train.expert import STATE, label_plan, labels_folder, start_model, train_expert
+from train.expert import (
+    STATE,
+    distil,
+    label_plan,
+    label_round,
+    labels_folder,
+    round_labels,
+    start_model,
+    train_expert,
+)
 from train.imitation import Hold, clone
 from train.labels import Labels, chunk_path
 
@@ -246,3 +255,21 @@ def test_crates_label_refuses_bad_chunks_and_rounds(tmp_path, capsys):
     with pytest.raises(SystemExit):  # round 2 needs round 1's network
         main([*args, "--round", "2", "--set", f"runs_dir={tmp_path}", "--set", "expert.rounds=2"])
     assert "base network" in capsys.readouterr().err
+
+
+def test_learn_z_sets_which_changes_the_network_learns_from_the_same_labels(tmp_path):
+    """The labels keep every move's gain and its error: a lower bar than the search's own takes
+    more of its changes, from the same chunks (the labels do not depend on the bar)."""
+    config = tiny(tmp_path, "expert.rounds=1", "expert.z=3", "expert.min_redeals=1")
+    eager = tiny(
+        tmp_path, "expert.rounds=1", "expert.z=3", "expert.min_redeals=1", "expert.learn_z=0"
+    )
+    assert label_plan(eager, 1).settings() == label_plan(config, 1).settings()
+    assert sum(label_round(config, 1, workers=1, progress=False)) > 0
+    labels = round_labels(eager, 1)
+    changed = [
+        distil(c, 1, labels, tmp_path / f"{i}.zip")[1]["changed"]
+        for i, c in enumerate((config, eager))
+    ]
+    assert changed == [int((labels.target(z, 1) != labels.base).sum()) for z in (3, 0)]
+    assert changed[1] > changed[0]

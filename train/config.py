@@ -101,6 +101,10 @@ class ExpertConfig:
     # The network learns the search's change of move only from verdicts of this many re-deals
     # or more (with deepen: the decisions that matter); the base's move elsewhere.
     min_redeals: int = 1
+    # The network learns a change of move whose gain is this many standard errors sure (null:
+    # z, the search's own bar). The labels keep every gain and its error, so a lower bar takes
+    # more of the search's changes from the same labels.
+    learn_z: float | None = None
     opponent: str = "heuristic"  # who the searching side plays in the labelled games
     # Label chunks per round (each a file of games_per_chunk games). This and epochs take one
     # number for every round, or a list of each round's (the last entry for any round after it).
@@ -319,6 +323,7 @@ RANGES: dict[str, Range] = {
     "expert.deepen": SOME,
     "expert.deepen_at": SOME,
     "expert.min_redeals": COUNT,
+    "expert.learn_z": SOME,
     "expert.chunks": COUNT,
     "expert.games_per_chunk": COUNT,
     "expert.workers": COUNT,
@@ -441,6 +446,8 @@ def _build(defaults, data: dict[str, Any], prefix: str):
 
 # Integer keys that also take a list of ints, one per round.
 PER_ROUND = {"expert.chunks", "expert.epochs"}
+# Float keys that also take null (nothing): expert.learn_z's is the search's own z.
+OPTIONAL_FLOATS = {"expert.learn_z"}
 # Stock sizes a search looks ahead from, which also take "all" (from the first move).
 STOCK_SIZES = {"expert.stock_max", "warm_start.search_stock_max"}
 EXPONENT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
@@ -448,6 +455,10 @@ EXPONENT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 
 def _coerce(value: Any, default: Any, key: str) -> Any:
     """Accept ``value`` if it has the default's type (ints pass as floats)."""
+    if key in OPTIONAL_FLOATS:
+        if value is None:
+            return None
+        default = 0.0
     if isinstance(default, float) and isinstance(value, str) and EXPONENT.fullmatch(value):
         value = float(value)  # YAML 1.1 reads 3e-5 (no dot) as a string
     if isinstance(default, str) and value is None:
@@ -506,7 +517,8 @@ def _check_values(c: TrainConfig) -> None:
             )
     for key, allowed in RANGES.items():
         value = config_value(c, key)
-        if not all(map(allowed.holds, value if isinstance(value, list) else [value])):
+        values = value if isinstance(value, list) else [] if value is None else [value]
+        if not all(map(allowed.holds, values)):
             raise ValueError(f"config key {key} must be {allowed}, not {value!r}")
     if c.count_features and c.privileged_critic:
         raise ValueError(

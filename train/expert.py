@@ -202,12 +202,13 @@ def start_of(config: TrainConfig, last: Path | None) -> str:
 def distil(
     config: TrainConfig, round_: int, labels: Labels, path: Path, start: str = ""
 ) -> tuple[Path, dict[str, Any]]:
-    """A network of the run's shape taught ``labels`` (the search's choices at ``expert.z``
-    and the returns) for round ``round_``'s epochs, saved at ``path``; the numbers for the
-    run's log. From a fresh network, or fine-tuned from the network ``start`` (a checkpoint, or
-    ``shipped``): it learns the search's changes of move and keeps its own play elsewhere."""
+    """A network of the run's shape taught ``labels`` (the search's choices at ``expert.z``,
+    or at ``expert.learn_z`` when set, and the returns) for round ``round_``'s epochs, saved at
+    ``path``; the numbers for the run's log. From a fresh network, or fine-tuned from the
+    network ``start`` (a checkpoint, or ``shipped``): it learns the search's changes of move
+    and keeps its own play elsewhere."""
     ex = config.expert
-    target = labels.target(ex.z, ex.min_redeals)
+    target = labels.target(ex.z if ex.learn_z is None else ex.learn_z, ex.min_redeals)
     kept = first_held_out(labels.games, ex.holdout)
     learn = labels.game < kept
     demos = Demonstrations(
