@@ -169,12 +169,13 @@ def test_shipped_follows_the_table():
         "4-player crates",
         "4-player creights",
         "4-player kreights",
+        "4-player zimbabwe",
     ]
     chicago = make_agent("shipped", _table("chicago1970"))
     assert (
         chicago.path == shipped_network(make_ruleset("chicago1970", 4)) != shipped_network(CRATES_4)
     )
-    for table in (_table("crazy_eights"), _table("crates", 3), _table("zimbabwe")):
+    for table in (_table("crazy_eights"), _table("crates", 3), _table("zimbabwe", 5)):
         for spec in ("shipped", "search:base=shipped"):
             with pytest.raises(ValueError) as info:
                 make_agent(spec, table)
@@ -183,7 +184,7 @@ def test_shipped_follows_the_table():
             )
             assert (
                 "ships networks for 4-player chicago1970, 4-player craits, 4-player crates, "
-                "4-player creights, 4-player kreights" in str(info.value)
+                "4-player creights, 4-player kreights, 4-player zimbabwe" in str(info.value)
             )
 
 
@@ -200,7 +201,8 @@ def test_crates_eval_defaults_to_the_baselines_at_a_table_without_a_shipped_netw
     from train.cli.commands import default_agents
 
     assert default_agents("crates", 4, {}) == ["shipped", "heuristic"]
-    assert default_agents("zimbabwe", 4, {}) == ["heuristic", "greedy", "random"]
+    assert default_agents("zimbabwe", 4, {}) == ["shipped", "heuristic"]
+    assert default_agents("crazy_eights", 4, {}) == ["heuristic", "greedy", "random"]
 
 
 def test_training_starts_from_another_tables_network_only_when_asked(tmp_path):
