@@ -38,22 +38,22 @@ def stops_held() -> Iterator[None]:
     have: the file is written whole first. (A KeyboardInterrupt inside zipfile's writer, as
     numpy saves, leaves the archive half-closed, and closing it raises a ValueError that takes
     the stop's place.) Signals reach only the main thread's handlers, so elsewhere it holds
-    nothing."""
-    if threading.current_thread() is not threading.main_thread():
+    nothing; nor where a handler was set outside Python, which could not be put back."""
+    stops = (signal.SIGINT, signal.SIGTERM)
+    handlers = {signum: signal.getsignal(signum) for signum in stops}
+    if threading.current_thread() is not threading.main_thread() or None in handlers.values():
         yield
         return
     held: list[int] = []
-    stops = (signal.SIGINT, signal.SIGTERM)
-    handlers = {signum: signal.getsignal(signum) for signum in stops}
     for signum in stops:
         signal.signal(signum, lambda signum, frame: held.append(signum))
     try:
         yield
     finally:
         for signum, handler in handlers.items():
-            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
-        for signum in held[:1]:
-            signal.raise_signal(signum)
+            signal.signal(signum, handler)
+        if held:
+            signal.raise_signal(held[0])
 
 
 def atomic_write(path: Path, text: str) -> Path:

@@ -37,7 +37,7 @@ from train.evaluation.replays import replay_game
 from train.workers import CoreShare, interruptible
 
 from .test_cli_errors import fails
-from .waiting import crates_command, lines_in, wait_for
+from .waiting import crates_command, ctrl_c_at_default, lines_in, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
@@ -613,13 +613,10 @@ def test_ctrl_c_of_label_says_what_it_kept(tmp_path):
 # --- a stop lands whatever the command is doing --------------------------------------------------
 
 
-@pytest.fixture
-def ctrl_c_at_default():
-    """Ctrl-C at Python's default, as for a command typed at a terminal (a shell that starts
-    pytest in the background has it ignored)."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
+@pytest.fixture(name="ctrl_c_at_default")
+def _ctrl_c_at_default():
+    with ctrl_c_at_default():
+        yield
 
 
 def python_for(seconds: float) -> None:

@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,15 +38,22 @@ def wait_for(
             process.wait(timeout=POLL)
 
 
-def crates_command(args: list[str], **popen) -> subprocess.Popen:
-    """``python -m train.cli ARGS`` from the repository, with Ctrl-C at its default as a command
-    typed at a terminal has it (a shell that starts pytest in the background starts it ignoring
-    SIGINT, which a child would inherit)."""
+@contextlib.contextmanager
+def ctrl_c_at_default() -> Iterator[None]:
+    """Within the block, Ctrl-C at Python's default, as a command typed at a terminal has it (a
+    shell that starts pytest in the background starts it ignoring SIGINT, which a child would
+    inherit)."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        return subprocess.Popen([sys.executable, "-m", "train.cli", *args], cwd=ROOT, **popen)
+        yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def crates_command(args: list[str], **popen) -> subprocess.Popen:
+    """``python -m train.cli ARGS`` from the repository, started with Ctrl-C at its default."""
+    with ctrl_c_at_default():
+        return subprocess.Popen([sys.executable, "-m", "train.cli", *args], cwd=ROOT, **popen)
 
 
 def lines_in(path: Path) -> int:
