@@ -10,7 +10,9 @@ policy's move (mean margin over the re-deals). A network's choice there is worth
 gain, the base policy's nothing. The figure is the sum over a game's searched positions, both
 sides' (points a game, mean and standard error over the held-out games), beside the same
 figure for the search's own choices at ``--z`` (optimistic: chosen on the very re-deals that
-estimate them).
+estimate them). ``--by-decision`` splits each figure by the decisions where the choice left the
+base policy's move (naming a suit, playing a card, drawing, ...): where a network's points come
+from, and where it gives them away.
 
 It is unbiased for a network that never saw those games, and it is noisy in the game's
 units: at crazy_eights a game's sum is a few tens of points; at crates, whose doubling
@@ -21,12 +23,17 @@ and duplicate deals (``crates eval``) are the measure that counts.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 from pathlib import Path
 
 import numpy as np
 
 from agents.policy import load_model
+from crates_env.actions import DRAW
+from crates_env.engine_choice import rules_of_env
+from crates_env.observation import Observer
+from crates_env.state import Decision
 from train.expert import first_held_out, network_choices
 from train.labels import Labels, pool_labels
 
@@ -45,12 +52,45 @@ def gain_per_game(labels: Labels, rows: np.ndarray, first: int, moves: np.ndarra
     return float(per_game.mean()), float(per_game.std(ddof=1) / math.sqrt(games))
 
 
+def move_kinds(labels: Labels, rows: np.ndarray, moves: np.ndarray, observer: Observer):
+    """Each row's kind of choice: its decision's name, a play split into "draw" and "card"."""
+    start, stop = observer.layout()["decision"]
+    decision = labels.observations[rows, start:stop].argmax(axis=1)
+    names = np.array([d.name.lower() for d in Decision], dtype=object)[decision]
+    play = decision == Decision.PLAY
+    names[play] = np.where(moves[play] == DRAW, "draw", "card")
+    return names
+
+
+def by_decision(labels: Labels, rows: np.ndarray, first: int, moves: np.ndarray, observer):
+    """Points a game and departures a game from the base move, by kind of choice: {kind:
+    (points, departures)}, over the held-out games."""
+    games = labels.games - first
+    left = moves != labels.base[rows]
+    kinds = move_kinds(labels, rows, moves, observer)
+    gains = labels.gains[rows, moves]
+    return {
+        kind: (gains[left & (kinds == kind)].sum() / games, (left & (kinds == kind)).sum() / games)
+        for kind in sorted(set(kinds[left]))
+    }
+
+
+def table_rules(folder: Path):
+    """The rules the chunks of ``folder`` were labelled under (their first chunk's)."""
+    first = min(Path(folder).glob("chunk_*.npz"))
+    with np.load(first) as data:
+        return rules_of_env(json.loads(str(data["settings"]))["env"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("labels", type=Path, help="a folder of label chunks")
     parser.add_argument("networks", nargs="+", help="checkpoints to score")
     parser.add_argument("--holdout", type=float, default=0.05, help="share of games held out")
     parser.add_argument("--z", type=float, default=2.5, help="the search's choice at this z")
+    parser.add_argument(
+        "--by-decision", action="store_true", help="split the figures by kind of decision"
+    )
     args = parser.parse_args()
     if not 0 < args.holdout < 1:
         raise SystemExit(f"--holdout must be between 0 and 1, not {args.holdout}")
@@ -61,8 +101,16 @@ def main() -> None:
     rows, first = held_out_rows(labels, args.holdout)
     base, search = labels.base[rows], labels.target(args.z)[rows]
     print(f"{labels.games - first} held-out games, {len(rows):,} searched positions")
+    observer = Observer(table_rules(args.labels)) if args.by_decision else None
+
+    def split(moves: np.ndarray) -> None:
+        if observer is not None:
+            parts = by_decision(labels, rows, first, moves, observer).items()
+            print("    " + "; ".join(f"{k} {p:+.2f} ({n:.2f} a game)" for k, (p, n) in parts))
+
     mean, se = gain_per_game(labels, rows, first, search)
     print(f"{'the search (z=' + str(args.z) + ')':<48} {mean:+9.2f} ± {se:.2f} points a game")
+    split(search)
     changed = search != base
     for path in args.networks:
         policy = load_model(path).policy
@@ -74,6 +122,7 @@ def main() -> None:
             f"{Path(path).name:<48} {mean:+9.2f} ± {se:.2f} points a game; leaves the base "
             f"move at {np.mean(moves != base):.1%}, takes {taken:.1%} of the search's changes"
         )
+        split(moves)
 
 
 if __name__ == "__main__":
