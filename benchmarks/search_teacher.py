@@ -106,8 +106,17 @@ def cpu_seconds() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
+RESULTS = ("deals.csv", "report.json")  # what pooling reads of a run
+
+
 def pool_report(folders: list[Path]) -> str:
     """One comparison of SearchAgent and HeuristicAgent over the deals of saved runs."""
+    unfinished = [str(f) for f in folders if not all((f / n).is_file() for n in RESULTS)]
+    if unfinished:
+        raise SystemExit(
+            f"no finished run in {', '.join(unfinished)} (a finished run's folder holds "
+            f"{' and '.join(RESULTS)}): leave it out, or let its run finish"
+        )
     files = [f / "deals.csv" for f in folders]
     names, points, _, _ = zip(*(read_deals(f) for f in files), strict=True)
     points = np.concatenate(points)

@@ -23,6 +23,7 @@ from train.cli import main
 from train.config import OPTIONAL_FLOATS, RANGES, TrainConfig, load_config
 from train.ppo import LATEST, STATE, CheckpointAndEvalCallback, TrainingDiverged, train
 
+from .scripts import benchmark
 from .test_train import TINY, tiny
 from .waiting import crates_command, lines_in, wait_for
 
@@ -299,3 +300,10 @@ def _alive(pid: int) -> bool:
         return False
     stat = Path(f"/proc/{pid}/stat")
     return not (stat.exists() and stat.read_text().split()[2] == "Z")  # a zombie is gone
+
+
+def test_pooling_a_search_run_that_has_not_finished_is_one_line(tmp_path):
+    running = tmp_path / "s1"  # the folder a run makes before its results are written
+    running.mkdir()
+    with pytest.raises(SystemExit, match=rf"no finished run in {running} \(.*deals\.csv"):
+        benchmark("search_teacher").main(["--pool", str(running)])

@@ -3,9 +3,7 @@ pooled as promised."""
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +19,8 @@ from train.labels import (
     label_chunk,
     pool_labels,
 )
+
+from .scripts import benchmark
 
 # One hand of five cards: a game is short, and with gamma 1 every decision's return is its
 # side's result of the game.
@@ -222,11 +222,7 @@ def test_a_base_network_is_known_by_its_contents_not_its_name(tmp_path):
 
 
 def test_the_held_out_gains_split_by_decision_add_up_to_the_whole(tmp_path, chunk):
-    spec = importlib.util.spec_from_file_location(
-        "held_out_gain", Path(__file__).parents[1] / "benchmarks" / "held_out_gain.py"
-    )
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = benchmark("held_out_gain")
     chunk.save(chunk_path(tmp_path, 0), PLAN.settings())
     observer = Observer(tool.table_rules(tmp_path))
     assert observer.rules == make_ruleset("crates", 4, deal_schedule=[5])

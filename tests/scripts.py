@@ -1,0 +1,16 @@
+"""The benchmark scripts (``benchmarks/*.py``, not a package) loaded as modules, for tests of
+their helpers."""
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+BENCHMARKS = Path(__file__).parents[1] / "benchmarks"
+
+
+def benchmark(name: str) -> ModuleType:
+    """``benchmarks/<name>.py``, imported."""
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
