@@ -23,7 +23,7 @@ from train.expert import (
     start_model,
     train_expert,
 )
-from train.imitation import Hold, clone
+from train.imitation import Gains, Hold, clone, policy_heads
 from train.labels import Labels, chunk_path
 
 # torch on one thread while these tests run (the suite's threads as they were after them)
@@ -227,6 +227,8 @@ def test_crates_label_labels_a_share_of_a_round_that_the_run_then_pools(tmp_path
         (["expert.samples=1"], "expert.z > 0 needs expert.samples >= 2"),
         (["expert.holdout=0.9"], "expert.holdout must be from 0 to 0.5"),
         (["init=nowhere.zip"], "init must be shipped or a MaskablePPO checkpoint file"),
+        (["expert.objective=moves"], "expert.objective must be one of choice, gains, not 'moves'"),
+        (["expert.gain_scale=0"], "expert.gain_scale must be > 0"),
     ],
 )
 def test_bad_expert_settings_are_refused_by_name(tmp_path, overrides, message):
@@ -273,3 +275,46 @@ def test_learn_z_sets_which_changes_the_network_learns_from_the_same_labels(tmp_
     ]
     assert changed == [int((labels.target(z, 1) != labels.base).sum()) for z in (3, 0)]
     assert changed[1] > changed[0]
+
+
+def test_gains_targets_put_the_bonus_on_the_base_move_and_ignore_illegal_moves():
+    gains = np.array([[0.0, 12.0, np.nan], [-4.0, 0.0, 30.0]])
+    targets = Gains.of(gains, np.array([0, 1]), scale=10.0, bonus=8.0).targets
+    assert targets.ravel().tolist() == pytest.approx([0.8, 1.2, 0.0, -0.4, 0.8, 3.0])
+    legal = torch.tensor([[True, True, False], [True, True, True]])
+    # a common shift of a row's logits changes no probability, so it costs nothing
+    shifted = Gains.loss(torch.tensor(targets) + 5.0, torch.tensor(targets), legal).item()
+    assert shifted == pytest.approx(0.0, abs=1e-12)
+    # row 0 is off by 0.2 at both legal moves (centred: -0.2 and +0.2), row 1 is right
+    logits = torch.tensor([[1.0, 1.0, -7.0], [-0.4, 0.8, 3.0]])
+    loss = Gains.loss(logits, torch.tensor(targets), legal).item()
+    assert loss == pytest.approx((0.2**2 + 0.2**2) / 2 / 2)
+
+
+def test_the_gains_objective_learns_the_move_the_search_values_beyond_the_bonus(tmp_path):
+    """Labels stacked by hand: at every searched position one legal move other than the base's
+    is worth 20 points more. With no bonus the network learns to play it; with a bonus of 30
+    for the base move it keeps the base move."""
+    config = tiny(tmp_path, "expert.rounds=1", "expert.objective=gains", "expert.epochs=40")
+    assert sum(label_round(config, 1, workers=1, progress=False)) > 0
+    labels = round_labels(config, 1)
+    rows = np.flatnonzero(labels.searched & (labels.masks.sum(1) > 1))
+    better = np.array([np.flatnonzero(labels.masks[i] & (np.arange(labels.masks.shape[1])
+                       != labels.base[i]))[0] for i in rows])  # fmt: skip
+    labels.gains[:] = np.where(labels.masks, 0.0, np.nan)
+    labels.gains[rows, better] = 20.0
+    labels.redeals[:] = 0
+    labels.redeals[rows] = 2  # searched: the other positions teach nothing under gains
+
+    def choices(bonus: float) -> np.ndarray:
+        settings = ["expert.holdout=0", "expert.learning_rate=0.01", f"expert.base_bonus={bonus}"]
+        c = tiny(
+            tmp_path, "expert.rounds=1", "expert.objective=gains", "expert.epochs=40", *settings
+        )
+        policy = load_model(distil(c, 1, labels, tmp_path / f"b{bonus}.zip")[0]).policy
+        with torch.no_grad():
+            logits = policy_heads(policy, torch.as_tensor(labels.observations[rows]))[0]
+        return logits.masked_fill(~torch.as_tensor(labels.masks[rows]), -1e9).argmax(1).numpy()
+
+    assert np.mean(choices(0.0) == better) > 0.9
+    assert np.mean(choices(30.0) == labels.base[rows]) > 0.9

@@ -122,6 +122,14 @@ class ExpertConfig:
     # With init (a network that already plays) each round fine-tunes instead: the search's sure
     # changes of move are learned with this weight, and elsewhere the network keeps its own play.
     change_weight: float = 1.0
+    # What the network learns: "choice", the search's move (above), or "gains", every legal
+    # move's worth: its logits, centred over the legal moves, regressed on the search's
+    # estimated gains over the base move (points / gain_scale), the base move given base_bonus
+    # points. The network then leaves the base move only where it expects more than
+    # base_bonus points, however many moves the search was unsure of (learn_z plays no part).
+    objective: str = "choice"
+    gain_scale: float = 10.0
+    base_bonus: float = 0.0
     ppo_steps: int = 0  # PPO self-play steps after each round's distillation (0: none)
 
     def round_chunks(self, round_: int) -> int:
@@ -141,6 +149,7 @@ def _of_round(value: int | list[int], round_: int) -> int:
 
 
 MODES = ("ppo", "expert")
+OBJECTIVES = ("choice", "gains")  # expert.objective: what a round's network learns
 # The keys each mode never reads: given, they are refused rather than silently dropped.
 UNREAD = {"ppo": ("expert",), "expert": ("warm_start", "total_steps")}
 
@@ -332,6 +341,8 @@ RANGES: dict[str, Range] = {
     "expert.batch_size": COUNT,
     "expert.learning_rate": POSITIVE,
     "expert.change_weight": POSITIVE,
+    "expert.gain_scale": POSITIVE,
+    "expert.base_bonus": SOME,
     "expert.ppo_steps": SOME,
 }
 
@@ -583,6 +594,10 @@ def _check_expert(c: TrainConfig) -> None:
         )
     if ex.deepen_on not in ("spread", "gain"):
         raise ValueError(f"expert.deepen_on must be spread or gain, not {ex.deepen_on!r}")
+    if ex.objective not in OBJECTIVES:
+        raise ValueError(
+            f"expert.objective must be one of {', '.join(OBJECTIVES)}, not {ex.objective!r}"
+        )
     if ex.deepen and ex.deepen_on == "gain" and not ex.z:
         raise ValueError("expert.deepen_on: gain needs expert.z > 0 (the gain it must be sure of)")
     if ex.z > 0 and ex.samples < 2:

@@ -40,7 +40,7 @@ from stable_baselines3.common.logger import configure
 from train.config import ExpertConfig, TrainConfig, WarmStartConfig, check_run_folder
 from train.evaluation import evaluate_against_baselines
 from train.files import atomic_write, write_atomically
-from train.imitation import Demonstrations, Hold, clone, policy_heads
+from train.imitation import Demonstrations, Gains, Hold, clone, policy_heads
 from train.labels import LabelPlan, Labels, label, pending, pool_labels
 from train.ppo import LATEST, atomic_save_model, make_vec_env, new_model
 from train.ppo import train as train_ppo
@@ -206,11 +206,20 @@ def distil(
     or at ``expert.learn_z`` when set, and the returns) for round ``round_``'s epochs, saved at
     ``path``; the numbers for the run's log. From a fresh network, or fine-tuned from the
     network ``start`` (a checkpoint, or ``shipped``): it learns the search's changes of move
-    and keeps its own play elsewhere."""
+    and keeps its own play elsewhere. With ``expert.objective: gains`` it learns every legal
+    move's estimated gain at the searched positions instead (``train.imitation.Gains``)."""
     ex = config.expert
     target = labels.target(ex.z if ex.learn_z is None else ex.learn_z, ex.min_redeals)
     kept = first_held_out(labels.games, ex.holdout)
     learn = labels.game < kept
+    gains, hold = None, None
+    if ex.objective == "gains":  # every searched position, every legal move's worth
+        learn &= labels.searched
+        if not learn.any():
+            raise ValueError("expert.objective: gains needs searched positions in the labels")
+        gains = Gains.of(labels.gains[learn], labels.base[learn], ex.gain_scale, ex.base_bonus)
+    elif start:  # a network that already plays keeps its moves where the search has no change
+        hold = Hold(target[learn] == labels.base[learn], ex.change_weight)
     demos = Demonstrations(
         labels.observations[learn],
         labels.masks[learn],
@@ -219,8 +228,6 @@ def distil(
         labels.points[:kept, 0],
     )
     model = start_model(config, start)
-    # a network that already plays keeps its own moves wherever the search has no sure change
-    hold = Hold(target[learn] == labels.base[learn], ex.change_weight) if start else None
     stats = clone(
         model.policy,
         demos,
@@ -229,6 +236,7 @@ def distil(
         ex.learning_rate,
         config.seed,
         hold=hold,
+        gains=gains,
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_save_model(model, path, config.ruleset())

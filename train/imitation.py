@@ -256,22 +256,25 @@ def clone(
     hold: Hold | None = None,
     progress: Progress | None = None,
     threads: Callable[[], int] | None = None,
+    gains: Gains | None = None,
 ) -> CloneStats:
     """Fit the actor to the teacher's moves and the critic to the returns, in place.
     ``heads(policy, observations)`` gives the action logits and state values (default: an SB3
     MaskablePPO policy's; the RLlib backend passes its module's). With ``hold`` the policy is
     fine-tuned instead: the rows it holds keep the policy's own choices as they were before
-    training (the KL divergence from them), the others learn the teacher's move, weighted.
-    ``progress`` hears of each epoch done; ``threads()``, if given, says before each epoch how
-    many threads torch takes (the cores free then), and torch's threads are as they were after.
+    training (the KL divergence from them), the others learn the teacher's move, weighted. With
+    ``gains`` the actor learns every legal move's worth instead (:class:`Gains`; the teacher's
+    move then only scores the accuracy). ``progress`` hears of each epoch done; ``threads()``,
+    if given, says before each epoch how many threads torch takes (the cores free then), and
+    torch's threads are as they were after.
     """
     with torch_threads(torch.get_num_threads()):
         return _clone(policy, demos, epochs, batch_size, learning_rate, seed, heads, hold,
-                      progress, threads)  # fmt: skip
+                      progress, threads, gains)  # fmt: skip
 
 
 def _clone(
-    policy, demos, epochs, batch_size, learning_rate, seed, heads, hold, progress, threads
+    policy, demos, epochs, batch_size, learning_rate, seed, heads, hold, progress, threads, gains
 ) -> CloneStats:
     heads = heads or policy_heads
     x = torch.as_tensor(demos.observations)
@@ -281,6 +284,7 @@ def _clone(
     choice = legal.sum(1) > 1  # forced moves teach nothing and would inflate the accuracy
     own = _own_choices(policy, heads, x, legal) if hold is not None else None
     held = torch.as_tensor(hold.rows) if hold is not None else None
+    worth = torch.as_tensor(gains.targets) if gains is not None else None
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
     policy.train(True)
@@ -293,9 +297,11 @@ def _clone(
         hits, value_sse = 0, 0.0
         for start in range(0, len(y), batch_size):
             idx = order[start : start + batch_size]
-            logits, values = heads(policy, x[idx])
-            logits = logits.masked_fill(~legal[idx], -1e9)
-            if hold is None:
+            raw, values = heads(policy, x[idx])
+            logits = raw.masked_fill(~legal[idx], -1e9)
+            if gains is not None:
+                policy_loss = Gains.loss(raw, worth[idx], legal[idx])
+            elif hold is None:
                 policy_loss = torch.nn.functional.cross_entropy(logits, y[idx])
             else:
                 policy_loss = hold.loss(logits, y[idx], own[idx], held[idx])
@@ -336,6 +342,38 @@ class Hold:
         kept = (own.exp() * (own - log_p)).masked_fill(own <= -1e8, 0.0).sum(1)
         taught = torch.nn.functional.nll_loss(log_p, moves, reduction="none")
         return torch.where(held, kept, self.weight * taught).mean()
+
+
+@dataclass(frozen=True)
+class Gains:
+    """Learning what every legal move is worth, not one move: the logits, centred over the
+    legal moves, are regressed on ``targets`` (one row per demonstration; the search's
+    estimated gain of each move over the base move, scaled, with a bonus at the base move).
+    A noisy gain then moves the network by its size rather than making a move the answer, and
+    the network's favourite is the move it expects to gain most."""
+
+    targets: np.ndarray  # (n, num_actions) float32; any value where illegal
+
+    @classmethod
+    def of(cls, gains: np.ndarray, base: np.ndarray, scale: float, bonus: float) -> Gains:
+        """Targets from the labels' ``gains`` (NaN where illegal) at the rows of ``base`` (the
+        base move of each): (gain, plus ``bonus`` at the base move) / ``scale``."""
+        targets = np.nan_to_num(gains, nan=0.0).astype(np.float32)
+        targets[np.arange(len(base)), base] += bonus
+        return cls(targets / scale)
+
+    @staticmethod
+    def loss(logits: torch.Tensor, targets: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
+        """Mean over the batch of the squared distance, per legal move, between the centred
+        logits and the centred targets (centring: a softmax ignores a common shift)."""
+        legal = legal.float()
+        moves = legal.sum(1, keepdim=True)
+
+        def centred(v: torch.Tensor) -> torch.Tensor:
+            return v - (v * legal).sum(1, keepdim=True) / moves
+
+        error = (centred(logits) - centred(targets)) ** 2 * legal
+        return (error.sum(1) / moves.squeeze(1)).mean()
 
 
 def _own_choices(policy, heads: Heads, x: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
