@@ -167,6 +167,7 @@ def test_shipped_follows_the_table():
         "4-player chicago1970",
         "4-player craits",
         "4-player crates",
+        "4-player crazy_eights",
         "4-player creights",
         "4-player kreights",
         "4-player zimbabwe",
@@ -175,7 +176,7 @@ def test_shipped_follows_the_table():
     assert (
         chicago.path == shipped_network(make_ruleset("chicago1970", 4)) != shipped_network(CRATES_4)
     )
-    for table in (_table("crazy_eights"), _table("crates", 3), _table("zimbabwe", 5)):
+    for table in (_table("crazy_eights", 3), _table("crates", 3), _table("zimbabwe", 5)):
         for spec in ("shipped", "search:base=shipped"):
             with pytest.raises(ValueError) as info:
                 make_agent(spec, table)
@@ -184,17 +185,27 @@ def test_shipped_follows_the_table():
             )
             assert (
                 "ships networks for 4-player chicago1970, 4-player craits, 4-player crates, "
-                "4-player creights, 4-player kreights, 4-player zimbabwe" in str(info.value)
+                "4-player crazy_eights, 4-player creights, 4-player kreights, 4-player zimbabwe"
+                in str(info.value)
             )
 
 
 def test_crates_eval_of_shipped_at_a_table_without_one_is_one_clear_line(tmp_path, capsys):
-    argv = ["eval", "--preset", "crazy_eights", "--agents", "shipped", "heuristic"]
+    argv = [
+        "eval",
+        "--preset",
+        "crazy_eights",
+        "--players",
+        "3",
+        "--agents",
+        "shipped",
+        "heuristic",
+    ]
     with pytest.raises(SystemExit) as exit_:
         main([*argv, "--deals", "1", "--out", str(tmp_path / "out")])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert "no shipped network for 4-player crazy_eights" in err and err.count("\n") == 1
+    assert "no shipped network for 3-player crazy_eights" in err and err.count("\n") == 1
 
 
 def test_crates_eval_defaults_to_the_baselines_at_a_table_without_a_shipped_network():
@@ -202,7 +213,8 @@ def test_crates_eval_defaults_to_the_baselines_at_a_table_without_a_shipped_netw
 
     assert default_agents("crates", 4, {}) == ["shipped", "heuristic"]
     assert default_agents("zimbabwe", 4, {}) == ["shipped", "heuristic"]
-    assert default_agents("crazy_eights", 4, {}) == ["heuristic", "greedy", "random"]
+    assert default_agents("crazy_eights", 4, {}) == ["shipped", "heuristic"]
+    assert default_agents("crazy_eights", 3, {}) == ["heuristic", "greedy", "random"]
 
 
 def test_training_starts_from_another_tables_network_only_when_asked(tmp_path):

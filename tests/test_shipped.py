@@ -18,7 +18,15 @@ from train.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 # the 4-player tables with a shipped network
-NETWORK_PRESETS = ("crates", "chicago1970", "craits", "creights", "kreights", "zimbabwe")
+NETWORK_PRESETS = (
+    "crates",
+    "chicago1970",
+    "craits",
+    "creights",
+    "kreights",
+    "zimbabwe",
+    "crazy_eights",
+)
 # what the package ships, and its source in the repository
 SHIPPED = {
     **{f"agents/data/{p}_4p.zip": f"checkpoints/{p}_4p.zip" for p in NETWORK_PRESETS},
