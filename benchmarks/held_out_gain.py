@@ -29,10 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
+from agents import Table
 from agents.policy import load_model
 from crates_env.actions import DRAW
 from crates_env.engine_choice import rules_of_env
-from crates_env.observation import Observer
 from crates_env.state import Decision
 from train.expert import first_held_out, network_choices
 from train.labels import Labels, pool_labels
@@ -52,34 +52,34 @@ def gain_per_game(labels: Labels, rows: np.ndarray, first: int, moves: np.ndarra
     return float(per_game.mean()), float(per_game.std(ddof=1) / math.sqrt(games))
 
 
-def move_kinds(labels: Labels, rows: np.ndarray, moves: np.ndarray, observer: Observer):
+def move_kinds(labels: Labels, rows: np.ndarray, moves: np.ndarray, table: Table):
     """Each row's kind of choice: its decision's name, a play split into "draw" and "card"."""
-    start, stop = observer.layout()["decision"]
-    decision = labels.observations[rows, start:stop].argmax(axis=1)
+    decision = table.slice(labels.observations[rows], "decision").argmax(axis=1)
     names = np.array([d.name.lower() for d in Decision], dtype=object)[decision]
     play = decision == Decision.PLAY
     names[play] = np.where(moves[play] == DRAW, "draw", "card")
     return names
 
 
-def by_decision(labels: Labels, rows: np.ndarray, first: int, moves: np.ndarray, observer):
+def by_decision(labels: Labels, rows: np.ndarray, first: int, moves: np.ndarray, table: Table):
     """Points a game and departures a game from the base move, by kind of choice: {kind:
     (points, departures)}, over the held-out games."""
     games = labels.games - first
     left = moves != labels.base[rows]
-    kinds = move_kinds(labels, rows, moves, observer)
+    kinds = move_kinds(labels, rows, moves, table)
     gains = labels.gains[rows, moves]
-    return {
-        kind: (gains[left & (kinds == kind)].sum() / games, (left & (kinds == kind)).sum() / games)
-        for kind in sorted(set(kinds[left]))
-    }
+    split = {}
+    for kind in sorted(set(kinds[left])):
+        these = left & (kinds == kind)
+        split[kind] = (gains[these].sum() / games, these.sum() / games)
+    return split
 
 
-def table_rules(folder: Path):
-    """The rules the chunks of ``folder`` were labelled under (their first chunk's)."""
+def labelled_table(folder: Path) -> Table:
+    """The table the chunks of ``folder`` were labelled at (their first chunk's settings)."""
     first = min(Path(folder).glob("chunk_*.npz"))
     with np.load(first) as data:
-        return rules_of_env(json.loads(str(data["settings"]))["env"])
+        return Table.from_rules(rules_of_env(json.loads(str(data["settings"]))["env"]))
 
 
 def main() -> None:
@@ -101,11 +101,11 @@ def main() -> None:
     rows, first = held_out_rows(labels, args.holdout)
     base, search = labels.base[rows], labels.target(args.z)[rows]
     print(f"{labels.games - first} held-out games, {len(rows):,} searched positions")
-    observer = Observer(table_rules(args.labels)) if args.by_decision else None
+    table = labelled_table(args.labels) if args.by_decision else None
 
     def split(moves: np.ndarray) -> None:
-        if observer is not None:
-            parts = by_decision(labels, rows, first, moves, observer).items()
+        if table is not None:
+            parts = by_decision(labels, rows, first, moves, table).items()
             print("    " + "; ".join(f"{k} {p:+.2f} ({n:.2f} a game)" for k, (p, n) in parts))
 
     mean, se = gain_per_game(labels, rows, first, search)

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from crates_env.actions import NUM_ACTIONS
-from crates_env.observation import Observer
 from crates_env.rules import make_ruleset
 from train.labels import (
     LabelPlan,
@@ -224,15 +223,15 @@ def test_a_base_network_is_known_by_its_contents_not_its_name(tmp_path):
 def test_the_held_out_gains_split_by_decision_add_up_to_the_whole(tmp_path, chunk):
     tool = benchmark("held_out_gain")
     chunk.save(chunk_path(tmp_path, 0), PLAN.settings())
-    observer = Observer(tool.table_rules(tmp_path))
-    assert observer.rules == make_ruleset("crates", 4, deal_schedule=[5])
+    table = tool.labelled_table(tmp_path)
+    assert table.rules == make_ruleset("crates", 4, deal_schedule=[5])
     rows = np.flatnonzero(chunk.searched)
     best = np.where(chunk.masks[rows], np.nan_to_num(chunk.gains[rows], nan=-1e9), -np.inf)
     moves = best.argmax(axis=1)  # the best-looking move: it leaves the base move somewhere
-    parts = tool.by_decision(chunk, rows, 0, moves, observer)
+    parts = tool.by_decision(chunk, rows, 0, moves, table)
     assert set(parts) and set(parts) <= {"card", "draw", "suit"}
     whole, _ = tool.gain_per_game(chunk, rows, 0, moves)
     assert sum(points for points, _ in parts.values()) == pytest.approx(whole)
     left = (moves != chunk.base[rows]).sum() / chunk.games
     assert sum(n for _, n in parts.values()) == pytest.approx(left)
-    assert tool.by_decision(chunk, rows, 0, chunk.base[rows].astype(int), observer) == {}
+    assert tool.by_decision(chunk, rows, 0, chunk.base[rows].astype(int), table) == {}
