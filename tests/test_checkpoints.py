@@ -208,15 +208,6 @@ def test_crates_eval_of_shipped_at_a_table_without_one_is_one_clear_line(tmp_pat
     assert "no shipped network for 3-player crazy_eights" in err and err.count("\n") == 1
 
 
-def test_crates_eval_defaults_to_the_baselines_at_a_table_without_a_shipped_network():
-    from train.cli.commands import default_agents
-
-    assert default_agents("crates", 4, {}) == ["shipped", "heuristic"]
-    assert default_agents("zimbabwe", 4, {}) == ["shipped", "heuristic"]
-    assert default_agents("crazy_eights", 4, {}) == ["shipped", "heuristic"]
-    assert default_agents("crazy_eights", 3, {}) == ["heuristic", "greedy", "random"]
-
-
 def test_training_starts_from_another_tables_network_only_when_asked(tmp_path):
     crates, start = _network(tmp_path, "crates")
     overrides = ["preset=kreights", "net_arch=[8]", "num_envs=1", f"runs_dir={tmp_path}"]

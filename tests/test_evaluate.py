@@ -219,6 +219,7 @@ def test_eval_defaults_to_the_shipped_agent_only_on_the_table_it_was_trained_for
     assert cli.default_agents("crates", 3, {}) == baselines
     assert cli.default_agents("kreights", 4, {}) == ["shipped", "heuristic"]
     assert cli.default_agents("creights", 4, {}) == ["shipped", "heuristic"]
+    assert cli.default_agents("zimbabwe", 4, {}) == ["shipped", "heuristic"]
     assert cli.default_agents("crazy_eights", 4, {}) == ["shipped", "heuristic"]
     assert cli.default_agents("crazy_eights", 3, {}) == baselines
     assert cli.default_agents("crates", 4, {"standig_jokers": True}) == baselines
