@@ -24,18 +24,19 @@ import numpy as np
 
 from .actions import NUM_ACTIONS, action_name
 from .game import Game, new_game
-from .observation import Observer
 from .payouts import Payouts, final_standing, legal_mask
 from .rules import Ruleset, make_ruleset
 from .settings import EnvSettings, next_game_rng
 from .state import HAND_ENDINGS, HandScore
+from .table_observation import SEAT_LAYOUT, make_observer
 
 
 class GameBatch(ABC):
     """``num_games`` games of one table, advanced together: the batch interface.
 
     Built with the keyword arguments of ``crates_v0.raw_env`` (ruleset options, ``reward_mode``,
-    ``reward_scale``, ``reward_timing``, ``one_card``). ``autoreset=True`` deals a finished
+    ``reward_scale``, ``reward_timing``, ``one_card``, ``observation``: the layout ``observe``
+    writes, "seat" or "table", docs/env.md). ``autoreset=True`` deals a finished
     game's slot a new game at once, its seed drawn from the slot's seed stream.
 
     Games start with ``reset(seeds)`` (``new_game(..., seed=seeds[i])``, in every slot or in
@@ -62,6 +63,7 @@ class GameBatch(ABC):
         reward_timing: str = "hand",
         render_mode: str | None = None,
         autoreset: bool = True,
+        observation: str = SEAT_LAYOUT,
         **options: Any,
     ) -> None:
         if isinstance(num_games, bool) or not isinstance(num_games, int | np.integer):
@@ -83,7 +85,7 @@ class GameBatch(ABC):
         self.num_games = num_games
         self.num_players = self.rules.num_players
         self.autoreset = bool(autoreset)
-        self.observer = Observer(self.rules)
+        self.observer = make_observer(self.rules, observation)
         self.rewards = np.zeros((num_games, self.num_players), dtype=np.float64)
         self.game_over = np.ones(num_games, dtype=bool)
         self.seeds = np.zeros(num_games, dtype=np.int64)  # the seed of each slot's game
@@ -226,12 +228,19 @@ class GameBatch(ABC):
         out = (
             np.empty(shape, dtype=np.float32) if out is None else check_out(out, shape, np.float32)
         )
-        self._observe(games, seats, out)
+        seat = self.observer.seat
+        if seat is self.observer:
+            self._observe(games, seats, out)
+        else:  # the engines write the seat layout; the table layout widens it
+            rows = np.empty((len(games), seat.size), dtype=np.float32)
+            self._observe(games, seats, rows)
+            self.observer.widen(rows, out)
         return out
 
     @abstractmethod
     def _observe(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-        """``out[k]``: the whole observation of game ``games[k]`` by seat ``seats[games[k]]``."""
+        """``out[k]``: the whole seat-layout observation of game ``games[k]`` by seat
+        ``seats[games[k]]``."""
 
     @abstractmethod
     def step(
@@ -558,7 +567,8 @@ class ReferenceGames(GameBatch):
                 out[k] = 0
                 continue
             g = p.game
-            out[k] = self.observer.encode(g.view(g.to_play if seats[i] < 0 else int(seats[i])))
+            view = g.view(g.to_play if seats[i] < 0 else int(seats[i]))
+            out[k] = self.observer.seat.encode(view)
 
     def observe_hidden(self, seats: np.ndarray) -> np.ndarray:
         """float32 ``[B, hidden_size]``: what seat ``seats[i]`` cannot see in game ``i``

@@ -17,7 +17,7 @@ from .rules import Ruleset, make_ruleset
 ENGINES = ("auto", "vector", "reference")
 # a batch's keyword arguments that are no ruleset option
 BATCH_SETTINGS = ("reward_mode", "reward_scale", "one_card", "reward_timing", "render_mode")
-BATCH_SETTINGS += ("autoreset",)
+BATCH_SETTINGS += ("autoreset", "observation")
 
 
 def game_batch(num_games: int, engine: str = "auto", **env_kwargs: Any) -> GameBatch:

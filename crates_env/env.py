@@ -21,12 +21,12 @@ from . import register_gymnasium
 from .actions import NUM_ACTIONS, action_name, parse_action, random_legal_action
 from .cards import SUIT_SYMBOLS, SUITS, card_code, pretty
 from .game import Game, HandResult, new_game
-from .observation import Observer
 from .payouts import Payouts, legal_mask
 from .render.table import DECISION_WORDS, EventCursor, game_result, table_snapshot
 from .rules import Ruleset, int_value, make_ruleset
 from .settings import EnvSettings, finite_number, next_game_rng, one_of
 from .state import HAND_ENDINGS
+from .table_observation import SEAT_LAYOUT, make_observer
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 ILLEGAL_MODES = ("raise", "terminate")
@@ -88,7 +88,9 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
     on the step that ends it; ``"event"``: a shuffle pressure's points on the step it is taken,
     the rest when the hand ends, so each hand adds up the same) and ``one_card``
     (``"action"``: announcing is a decision; ``"auto"``: the environment announces whenever it
-    is allowed).
+    is allowed) and ``observation`` (``"seat"``: the vector of the seat's own table, whose
+    size follows the players; ``"table"``: the same size at every table, with what the table is
+    at the end, for one network over many tables: docs/env.md).
     """
 
     metadata = {  # noqa: RUF012 - PettingZoo reads a class attribute
@@ -107,6 +109,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         reward_scale: float = 1.0,
         one_card: str = "action",
         reward_timing: str = "hand",
+        observation: str = SEAT_LAYOUT,
         **options,
     ) -> None:
         EzPickle.__init__(
@@ -118,6 +121,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
             reward_scale,
             one_card,
             reward_timing,
+            observation,
             **options,
         )
         super().__init__()
@@ -125,7 +129,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         self.settings = EnvSettings(reward_mode, reward_scale, reward_timing, one_card)
         self.reward_mode, self.reward_scale = self.settings.reward_mode, self.settings.reward_scale
         self.rules: Ruleset = make_ruleset(preset, num_players, **options)
-        self.observer = Observer(self.rules)
+        self.observer = make_observer(self.rules, observation)
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_seat = {a: i for i, a in enumerate(self.possible_agents)}

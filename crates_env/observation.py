@@ -79,7 +79,11 @@ STOCK_SEEN = 4  # the hidden-state vector shows this many cards off the top of t
 
 
 class Observer:
-    """Builds observation vectors for one ruleset, from a seat's :class:`PublicView`."""
+    """Builds observation vectors for one ruleset, from a seat's :class:`PublicView`: the seat
+    layout (``crates_env.table_observation`` widens it into the table layout)."""
+
+    name = "seat"
+    version = LAYOUT_VERSION
 
     def __init__(self, rules: Ruleset) -> None:
         self.rules = rules
@@ -108,6 +112,18 @@ class Observer:
         )
         self._zeros = [0.0] * self.size
         self._pack = struct.Struct(f"{self.size}f").pack
+
+    @property
+    def seat(self) -> Observer:
+        """The seat layout this layout is made from: itself."""
+        return self
+
+    def widen(self, seat_vectors: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """This layout's rows of seat-layout rows: the rows themselves (copied into ``out``)."""
+        if out is None:
+            return np.asarray(seat_vectors, dtype=np.float32)
+        out[:] = seat_vectors
+        return out
 
     @property
     def hidden_size(self) -> int:

@@ -32,6 +32,7 @@ from .batch import GameBatch, ReferenceGames
 from .engine_choice import ENGINES, game_batch
 from .rules import int_value
 from .settings import finite_number, one_of
+from .table_observation import SEAT_LAYOUT, make_observer
 from .view import PublicView
 from .wrappers import Opponent, Resetting, check_learner_seat, seat_opponents
 
@@ -171,7 +172,9 @@ class CratesVectorEnv(VectorEnv):
     ``seating`` (a ``Seating`` instead of ``learner_seat``, ``opponents`` and
     ``partner_is_learner``). ``hidden_state=True`` follows each observation with what its seat
     cannot see (``Observer.encode_hidden``: the other hands, the stock), for a critic that
-    reads it and never for a policy; ``shaping`` (a ``Shaping``) shapes the learner's rewards.
+    reads it and never for a policy; ``shaping`` (a ``Shaping``) shapes the learner's rewards;
+    ``observation`` is the learner's layout ("seat" or "table", ``raw_env``'s), the opponents
+    reading the seat layout as every agent does.
     Both read the reference engine's games: "auto" then takes it, "vector" refuses.
 
     Observations are float32 ``[num_envs, size]``, the single env's vectors; actions one int
@@ -206,6 +209,7 @@ class CratesVectorEnv(VectorEnv):
         seating: Seating | None = None,
         hidden_state: bool = False,
         shaping: Shaping | None = None,
+        observation: str = SEAT_LAYOUT,
         **env_kwargs: Any,
     ) -> None:
         if int_value(num_envs) is None or num_envs < 1:
@@ -237,6 +241,8 @@ class CratesVectorEnv(VectorEnv):
             **env_kwargs,
         )
         self.rules = self.games.rules
+        # the games write the seat layout, which the opponents read; the learner's is widened
+        self.observer = make_observer(self.rules, observation)
         self.num_envs = int(num_envs)
         n = self.rules.num_players
         self.seating = seating or TableSeating(
@@ -266,7 +272,7 @@ class CratesVectorEnv(VectorEnv):
         self._scores, self._hands = self._initial_scores, self._no_hands
 
     def _observation_space(self) -> spaces.Box:
-        observer = self.games.observer
+        observer = self.observer
         public = spaces.Box(observer.low, observer.high, dtype=np.float32)
         return with_hidden_space(public, observer.hidden_size) if self.hidden_state else public
 
@@ -473,7 +479,7 @@ class CratesVectorEnv(VectorEnv):
     def _observe(self, seats: np.ndarray | None = None) -> np.ndarray:
         """The learner's observation in every game (of ``seats[i]``; default the seat to
         play), with ``hidden_state`` what that seat cannot see after it."""
-        public = self.games.observe(seats)
+        public = self.observer.widen(self.games.observe(seats))
         if not self.hidden_state:
             return public
         games: ReferenceGames = self.games

@@ -17,6 +17,7 @@ import numpy as np
 from .env import RENDER_MODES, UniformRandom, play_seats, raw_env, step_info
 from .rules import int_value
 from .settings import finite_number, one_of
+from .table_observation import SEAT_LAYOUT, make_observer
 
 
 @runtime_checkable
@@ -50,8 +51,9 @@ class CratesGymEnv(gym.Env):
     An action outside the mask is refused: with ``illegal_action="penalize"`` (default) the step
     changes nothing and returns ``illegal_reward`` with ``info["illegal"] = True`` (what
     unmasked learners and gymnasium's env checker need); ``"raise"`` raises ``ValueError``.
-    Every other keyword goes to :class:`crates_env.env.raw_env` (preset, reward mode, ruleset
-    options, ...).
+    ``observation`` is the learner's layout (``raw_env``'s: "seat" or "table"); opponents always
+    read the seat layout, as every agent does. Every other keyword goes to
+    :class:`crates_env.env.raw_env` (preset, reward mode, ruleset options, ...).
     """
 
     metadata = {  # noqa: RUF012 - gymnasium reads it (RecordVideo: rgb_array and the fps)
@@ -69,14 +71,17 @@ class CratesGymEnv(gym.Env):
         illegal_action: str = "penalize",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
+        observation: str = SEAT_LAYOUT,
         **env_kwargs,
     ) -> None:
         self.illegal_action = one_of("illegal_action", illegal_action, ("penalize", "raise"))
         self.illegal_reward = finite_number("illegal_reward", illegal_reward)
         if not isinstance(partner_is_learner, bool):
             raise ValueError(f"partner_is_learner takes True or False, not {partner_is_learner!r}")
+        # the opponents read the seat layout (agents do); the learner the layout it asked for
         self.aec = raw_env(preset, num_players, render_mode=render_mode, **env_kwargs)
         self.rules = self.aec.rules
+        self.observer = make_observer(self.rules, observation)
         self.learner_seat = check_learner_seat(learner_seat, self.rules.num_players)
         self.partner_is_learner = partner_is_learner and self.rules.partnerships
         learner = set() if self.learner_seat == "random" else self._learner_side(self.learner_seat)
@@ -84,8 +89,9 @@ class CratesGymEnv(gym.Env):
         self._random = UniformRandom()
         default = self._random if opponents is None else opponents
         self.opponents = seat_opponents(self.rules.num_players, default, learner)
-        space = self.aec.observation_space(self.aec.possible_agents[0])
-        self.observation_space = space["observation"]
+        self.observation_space = gym.spaces.Box(
+            self.observer.low, self.observer.high, dtype=np.float32
+        )
         self.action_space = self.aec.action_space(self.aec.possible_agents[0])
         self.render_mode = render_mode
         self._seat_rng = np.random.default_rng()
@@ -188,7 +194,7 @@ class CratesGymEnv(gym.Env):
         g = self.aec.game
         # Once the game is over nobody decides; show the learner's own view.
         seat = self.seat if g.game_over else g.to_play
-        return self.aec.observer.encode(g.view(seat))
+        return self.observer.encode(g.view(seat))
 
 
 def check_learner_seat(learner_seat: object, num_players: int) -> int | str:

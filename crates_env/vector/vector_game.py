@@ -72,7 +72,7 @@ class VectorGame(GameBatch):
         check_supported(self.rules)
         self.R = rules_record(self.rules, self.settings)
         names = kernels.OBS_SLICES
-        layout, scales = self.observer.layout(), self.observer.scales()
+        layout, scales = self.observer.seat.layout(), self.observer.seat.scales()
         self._at = np.array([layout[name][0] for name in names], dtype=np.int64)
         self._scale = np.array([scales[name] for name in names], dtype=np.float64)
         self.states = np.zeros(num_games, dtype=STATE)
