@@ -224,8 +224,11 @@ class Table:
         if not hasattr(aec, "rules") or not hasattr(aec, "observation_layout"):
             raise ValueError(f"{type(env).__name__} is not a Crates environment")
         table = cls.from_rules(aec.rules)
-        layout = dict(aec.observation_layout())
-        if layout != dict(table.layout):  # the env's own layout is the one its vectors follow
+        # the env's own layout is the one its vectors follow (the table layout's per-seat
+        # slices read as the seat layout's: an agent reads its players' slots)
+        observer = getattr(aec, "observer", None)
+        layout = dict(observer.agent_layout() if observer else aec.observation_layout())
+        if layout != dict(table.layout):
             table = replace(table, layout=layout)
         return table
 

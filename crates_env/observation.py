@@ -152,6 +152,10 @@ class Observer:
         """Name -> (start, stop) of each slice of the vector."""
         return {name: (s.start, s.stop) for name, s in self._slices.items()}
 
+    def agent_layout(self) -> dict[str, tuple[int, int]]:
+        """The slices an agent reads by name: the layout itself."""
+        return self.layout()
+
     def scales(self) -> dict[str, float]:
         """Name -> the divisor its values were stored with (1 for counts and one-hots)."""
         return dict(self._scales)

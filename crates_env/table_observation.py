@@ -174,6 +174,15 @@ class TableObserver:
         ``TABLE_SEATS`` long) then the ``table_*`` slices."""
         return dict(self._slices)
 
+    def agent_layout(self) -> dict[str, tuple[int, int]]:
+        """The slices an agent reads by name: each per-seat slice's filled slots only (its
+        first ``num_players``), so an agent written for the seat layout reads this one too."""
+        seat = self.seat.layout()
+        return {
+            name: (a, a + seat[name][1] - seat[name][0]) if name in seat else (a, b)
+            for name, (a, b) in self._slices.items()
+        }
+
     def scales(self) -> dict[str, float]:
         return {**self.seat.scales(), **{name: 1.0 for name, _, _ in TABLE_SLICES}}
 

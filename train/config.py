@@ -18,6 +18,7 @@ import yaml
 
 from crates_env.rules import Ruleset, make_ruleset
 from crates_env.settings import REWARD_MODES, REWARD_TIMINGS
+from crates_env.table_observation import COVERED_TABLES, check_observation
 
 
 # The defaults of every key are configs/default.yaml's (a test holds them equal): a config that
@@ -65,6 +66,9 @@ class WarmStartConfig:
     # runs short, agents/search.py); "" starts PPO from a random policy.
     teacher: str = ""
     opponent: str = "heuristic"  # who the teacher plays against
+    # the teacher at a table of a mixture where the teacher does not play (``shipped``, where
+    # the package has no network there); "" refuses such a table
+    fallback: str = ""
     games: int = 400  # teacher games to learn from
     workers: int = 1  # processes playing the teacher's games (the search teacher is slow)
     epochs: int = 10
@@ -178,6 +182,14 @@ class TrainConfig:
     # sign(r) * log(1 + |r|) of each reward (evaluation always counts raw points).
     reward_transform: str = "none"
     one_card: str = "auto"
+    # The layout the learner reads: "seat" (its table's own vector) or "table" (one size at
+    # every table, with what the table is at the end: docs/env.md), which ``tables`` needs.
+    observation: str = "seat"
+    # A mixture of tables in one run: "crates:4", "zimbabwe:3", ... or "covered" (the 28 tables
+    # users set, crates_env.table_observation.COVERED_TABLES), each given an equal share of
+    # num_envs (its own games, opponents and checks); ``rules`` apply at every one. Empty: the
+    # one table of preset and num_players.
+    tables: list[str] = field(default_factory=list)
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     # The critic also reads the hidden cards (other hands, the stock): an asymmetric
     # actor-critic. The policy still plays from the public observation only.
@@ -226,15 +238,37 @@ class TrainConfig:
         return rules_of(self.preset, self.num_players, self.rules)
 
     def env_kwargs(self) -> dict[str, Any]:
-        return {
-            "preset": self.preset,
-            "num_players": self.num_players,
-            "reward_mode": self.reward_mode,
-            "reward_scale": self.reward_scale,
-            "reward_timing": self.reward_timing,
-            "one_card": self.one_card,
-            **self.rules,
-        }
+        """The environment of the run's table (the first of a mixture)."""
+        return self.table_kwargs()[0]
+
+    def played_tables(self) -> list[tuple[str, int]]:
+        """The (preset, players) of every table the run plays, in order."""
+        if not self.tables:
+            return [(self.preset, self.num_players)]
+        return [table for name in self.tables for table in table_names(name)]
+
+    def table_kwargs(self) -> list[dict[str, Any]]:
+        """The environment of every table the run plays (``played_tables``). The seat layout
+        is the environment's default and goes unsaid, so the settings that demonstrations and
+        labels are checked against read as they did before the table layout existed."""
+        layout = {} if self.observation == "seat" else {"observation": self.observation}
+        return [
+            {
+                "preset": preset,
+                "num_players": players,
+                "reward_mode": self.reward_mode,
+                "reward_scale": self.reward_scale,
+                "reward_timing": self.reward_timing,
+                "one_card": self.one_card,
+                **layout,
+                **self.rules,
+            }
+            for preset, players in self.played_tables()
+        ]
+
+    def at_table(self, preset: str, num_players: int) -> TrainConfig:
+        """This config at one table of its mixture (its checks are played table by table)."""
+        return dataclasses.replace(self, preset=preset, num_players=num_players, tables=[])
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -256,6 +290,23 @@ def check_run_folder(checkpoint: Path, resume: bool) -> None:
             f"run {checkpoint.parent} already has a checkpoint ({checkpoint.name}): resume it "
             "with --resume or pick another run_name"
         )
+
+
+COVERED = "covered"  # tables: every covered table
+
+
+def table_names(name: Any) -> list[tuple[str, int]]:
+    """The tables an entry of ``tables`` names: ``"crates:4"``, or ``"covered"`` for all 28; a
+    ValueError naming the forms otherwise."""
+    if name == COVERED:
+        return list(COVERED_TABLES)
+    preset, sep, players = str(name).partition(":")
+    if not isinstance(name, str) or not sep or not players.isdigit():
+        raise ValueError(
+            f"tables names {name!r}; give preset:players (e.g. crates:4, zimbabwe:3) or "
+            f"{COVERED} (the {len(COVERED_TABLES)} tables users set)"
+        )
+    return [(preset, int(players))]
 
 
 def rules_of(preset: Any, num_players: Any, options: dict[str, Any]) -> Ruleset:
@@ -474,6 +525,8 @@ def _coerce(value: Any, default: Any, key: str) -> Any:
         value = float(value)  # YAML 1.1 reads 3e-5 (no dot) as a string
     if isinstance(default, str) and value is None:
         value = ""  # `--set warm_start.teacher=`: YAML reads nothing as null
+    if key == "tables" and isinstance(value, str):
+        value = [value]  # tables: covered
     if key in STOCK_SIZES and value == "all":
         from agents.search import EVERYWHERE
 
@@ -499,6 +552,7 @@ def _coerce(value: Any, default: Any, key: str) -> Any:
 
 def _check_values(c: TrainConfig) -> None:
     rules = c.ruleset()  # raises for bad rules
+    _check_tables(c)
     if c.reward_transform not in ("none", "symlog"):
         raise ValueError(f"reward_transform {c.reward_transform!r} is not one of none, symlog")
     if c.reward_mode not in REWARD_MODES:
@@ -577,6 +631,57 @@ def _check_values(c: TrainConfig) -> None:
     for name in c.eval.baselines:
         if name not in AGENT_NAMES:
             raise ValueError(f"eval.baselines names {name!r}; valid: {', '.join(AGENT_NAMES)}")
+
+
+def _check_tables(c: TrainConfig) -> None:
+    """The layout and the mixture: tables that exist, each once, read in one layout, by a run
+    that can play them side by side."""
+    check_observation(c.observation)
+    tables = c.played_tables()
+    for preset, players in tables:
+        rules_of(preset, players, c.rules)  # raises for a table that does not exist
+    repeated = sorted({f"{p}:{n}" for p, n in tables if tables.count((p, n)) > 1})
+    if repeated:
+        raise ValueError(f"tables names {', '.join(repeated)} more than once")
+    if len(tables) < 2:
+        return
+    if c.observation != "table":
+        raise ValueError(
+            f"a mixture of {len(tables)} tables needs observation: table (one layout every "
+            f"table writes), not {c.observation!r}"
+        )
+    unsupported = {
+        "mode: expert": c.mode == "expert",
+        "count_features": c.count_features,
+        "privileged_critic": c.privileged_critic,
+        "pressure_shaping": c.pressure_shaping,
+    }
+    given = [name for name, on in unsupported.items() if on]
+    if given:
+        raise ValueError(
+            f"a mixture of tables does not go with {', '.join(given)} yet: train one table, or "
+            "leave them out"
+        )
+    if c.num_envs < len(tables):
+        raise ValueError(
+            f"num_envs {c.num_envs} is fewer than the {len(tables)} tables of the mixture: each "
+            "table needs a game slot"
+        )
+    from agents import AGENT_NAMES
+    from agents.shipped import SHIPPED, has_shipped_network
+
+    ws = c.warm_start
+    if ws.fallback and ws.fallback not in AGENT_NAMES:
+        raise ValueError(
+            f"warm_start.fallback names {ws.fallback!r}; valid: {', '.join(AGENT_NAMES)}"
+        )
+    if ws.teacher == SHIPPED and not ws.fallback:
+        bare = [f"{p}:{n}" for p, n in tables if not has_shipped_network(rules_of(p, n, c.rules))]
+        if bare:
+            raise ValueError(
+                f"warm_start.teacher shipped has no network at {', '.join(bare)}: give "
+                "warm_start.fallback (the teacher there, e.g. heuristic)"
+            )
 
 
 def _check_expert(c: TrainConfig) -> None:

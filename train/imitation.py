@@ -61,7 +61,11 @@ def warm_start(
         )
         print(f"warm start: {ws.games} games of {ws.teacher} to clone")
         games = Progress("warm start", ws.games, "teacher games")
-        demos = collect(config.env_kwargs(), plan, workers=ws.workers, progress=games)
+        tables = config.table_kwargs()
+        if len(tables) == 1:
+            demos = collect(tables[0], plan, workers=ws.workers, progress=games)
+        else:
+            demos = collect_mixture(tables, plan, ws, progress=games)
         if ws.demos:
             demos.save(Path(ws.demos), settings)
     epochs = Progress("warm start", ws.epochs, f"epochs over {len(demos):,} decisions")
@@ -109,6 +113,8 @@ def demo_settings(config: TrainConfig) -> dict:
     }
     if ws.teacher == "search":
         settings["search"] = [ws.search_samples, ws.search_stock_max, ws.search_z]
+    if len(config.played_tables()) > 1:
+        settings.update(env=config.table_kwargs(), fallback=ws.fallback)
     if config.pressure_shaping:  # the returns the critic learns are shaped
         settings["pressure_shaping"] = config.pressure_shaping_games
     return settings
@@ -166,7 +172,8 @@ def collect(
     env_kwargs: dict, plan: Collection, workers: int = 1, progress: Progress | None = None
 ) -> Demonstrations:
     """Play at least ``plan.games`` games of the teacher on the table of ``env_kwargs`` and keep
-    every decision of its seats (the teacher reads the public part of the observation).
+    every decision of its seats (the teacher reads the seat layout; the demonstrations keep
+    what the learner reads).
     ``workers`` > 1 splits the games over that many processes, each from its own seed;
     ``progress`` hears of the games finished here.
 
@@ -175,7 +182,7 @@ def collect(
     if workers > 1:
         return _collect_in_parallel(env_kwargs, plan, workers)
     pool = PoolSpec(scripted={plan.opponent: 1.0})
-    table = Table.from_env(raw_env(**env_kwargs))
+    table = Table.from_rules(raw_env(**env_kwargs).rules)  # the teacher reads the seat layout
     teachers = [make_agent(plan.teacher, table, seed=plan.seed + i) for i in range(plan.num_envs)]
     # A teacher that looks ahead (SearchAgent) needs the reference engine's games; a scripted
     # one reads only the observation, so its games run on whichever engine training would use.
@@ -183,14 +190,14 @@ def collect(
     (seed,) = worker_seeds(plan.seed, 1)  # the games SelfPlayVecEnv plays in this process
     engine = "reference" if searching else "auto"
     games = make_batch(plan.num_envs, env_kwargs, pool, plan.learner, None, seed, engine)
-    public = table.obs_size
     running: list[list[tuple]] = [[] for _ in range(plan.num_envs)]
     finished: list[tuple] = []
     points: list[float] = []
     obs, masks = games.reset()
     while len(points) < plan.games:
         in_play = [games.games.game(i) for i in range(plan.num_envs)] if searching else None
-        actions = decide_batch(teachers, obs[:, :public], masks, in_play)
+        # the teacher reads the seat layout, as every agent does, whatever the learner reads
+        actions = decide_batch(teachers, games.games.observe(), masks, in_play)
         next_obs, rewards, dones, infos, next_masks = games.step(actions)
         for i in range(plan.num_envs):
             running[i].append((obs[i], masks[i], actions[i], float(rewards[i])))
@@ -211,6 +218,34 @@ def collect(
     )
 
 
+def collect_mixture(
+    tables: list[dict], plan: Collection, ws: WarmStartConfig, progress: Progress | None = None
+) -> Demonstrations:
+    """``collect`` at every table of a mixture, the games and game slots shared out equally
+    (each table from a seed of its own), the teacher ``ws.fallback`` at a table where
+    ``ws.teacher`` does not play (``shipped``, where the package has no network)."""
+    from agents.shipped import SHIPPED, has_shipped_network
+    from crates_env.engine_choice import rules_of_env
+
+    parts = []
+    share, slots = -(-plan.games // len(tables)), max(1, plan.num_envs // len(tables))
+    for i, env_kwargs in enumerate(tables):
+        teacher = plan.teacher
+        if teacher == SHIPPED and not has_shipped_network(rules_of_env(env_kwargs)):
+            teacher = ws.fallback
+        part = replace(plan, teacher=teacher, games=share, num_envs=slots, seed=plan.seed + i)
+        parts.append(collect(env_kwargs, part, workers=ws.workers))
+        if progress is not None:
+            progress.update(share * (i + 1))
+    return _joined(parts)
+
+
+def _joined(parts: list[Demonstrations]) -> Demonstrations:
+    return Demonstrations(
+        *(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Demonstrations))
+    )
+
+
 def _collect_in_parallel(env_kwargs: dict, plan: Collection, workers: int) -> Demonstrations:
     """Each process plays its share of the games from its own seed; the parts are joined."""
     share = -(-plan.games // workers)
@@ -218,9 +253,7 @@ def _collect_in_parallel(env_kwargs: dict, plan: Collection, workers: int) -> De
     spawn = mp.get_context("spawn")
     with ProcessPoolExecutor(workers, mp_context=spawn, initializer=serve_parent) as pool:
         parts = list(pool.map(functools.partial(collect, env_kwargs), plans))
-    return Demonstrations(
-        *(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Demonstrations))
-    )
+    return _joined(parts)
 
 
 def _with_returns(steps: list[tuple], gamma: float) -> list[tuple]:

@@ -55,9 +55,17 @@ class OpponentPool:
         self.snapshots: list[Any] = []  # policies, oldest first
 
     def add_snapshot(self, state_dict: dict) -> None:
+        self.keep(self.frozen(state_dict))
+
+    def frozen(self, state_dict: dict) -> Any:
+        """A policy of the learner's architecture holding ``state_dict``, for play only."""
         policy = self.policy_factory()
         policy.load_state_dict(state_dict)
         policy.set_training_mode(False)
+        return policy
+
+    def keep(self, policy: Any) -> None:
+        """``policy`` joins the snapshots, the oldest leaving past ``max_snapshots``."""
         self.snapshots.append(policy)
         del self.snapshots[: -self.spec.max_snapshots]
 
@@ -95,9 +103,12 @@ class PoolSeating:
     from the pool (a scripted agent at every other seat, seeded by the game and seat, or a
     snapshot)."""
 
-    def __init__(self, pool: OpponentPool, privileged: bool) -> None:
+    def __init__(self, pool: OpponentPool, privileged: bool, learner_view=None) -> None:
         self.pool, self.privileged = pool, privileged
         self.rules = pool.table.rules
+        # the learner's layout, which its snapshots read (an observer of crates_env's; the
+        # seat layout's own when None)
+        self.learner_view = learner_view
         self.seed_seq = np.random.SeedSequence()
 
     def reset(self, seed: int | None, num_envs: int) -> None:
@@ -115,8 +126,11 @@ class PoolSeating:
         return Lineup(np.random.default_rng(seed), seats[0], seats, who, agents)
 
     def act(self, who, agents, observations, masks, games, rows) -> np.ndarray:
-        """A snapshot reads the learner's view (the hidden state after the public vector with
-        the privileged critic); a searching agent looks ahead in its reference game."""
+        """A snapshot reads the learner's view (its layout; the hidden state after the public
+        vector with the privileged critic); a searching agent looks ahead in its reference
+        game."""
+        if who.startswith("snapshot:") and self.learner_view is not None:
+            observations = self.learner_view.widen(observations)
         if who.startswith("snapshot:") and self.privileged:
             hidden = games.observe_hidden(games.to_play)[rows]
             observations = np.concatenate([observations, hidden], axis=1)

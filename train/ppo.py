@@ -212,8 +212,8 @@ def pressure_shaping(config: TrainConfig, state: dict) -> PressureShaping | None
 
 def make_vec_env(config: TrainConfig, shaping: PressureShaping | None = None) -> SelfPlayVecEnv:
     """The run's self-play games, the learner fed as ``learner_spec`` says."""
-    env_kwargs = config.env_kwargs()
-    obs_space = observation_space_of(env_kwargs, config.privileged_critic)
+    tables = config.table_kwargs()
+    obs_space = observation_space_of(tables[0], config.privileged_critic)
     # the workers build the snapshots' networks with agents.networks, not with this module
     cls, kwargs = policy_spec(config)
     factory = functools.partial(
@@ -226,7 +226,7 @@ def make_vec_env(config: TrainConfig, shaping: PressureShaping | None = None) ->
     )
     return SelfPlayVecEnv(
         config.num_envs,
-        env_kwargs,
+        tables,
         pool,
         learner_spec(config, shaping),
         policy_factory=factory,

@@ -84,15 +84,17 @@ class SelfPlayBatch:
     ) -> None:
         table = Table.from_rules(raw_env(**env_kwargs).rules)
         self.pool = OpponentPool(pool_spec, table, policy_factory, seed)
+        seating = PoolSeating(self.pool, learner.privileged)
         self.env = CratesVectorEnv(
             count,
-            seating=PoolSeating(self.pool, learner.privileged),
+            seating=seating,
             engine=engine,
             autoreset_mode=AutoresetMode.SAME_STEP,
             hidden_state=learner.privileged,
             shaping=learner.shaping,
             **env_kwargs,
         )
+        seating.learner_view = self.env.observer  # the learner's snapshots read its layout
         self.spec, self.seed = learner, seed
         self.returns = np.zeros(count)
         self.lengths = np.zeros(count, dtype=np.int64)
@@ -125,6 +127,33 @@ class SelfPlayBatch:
         return obs, out, dones, sb3_infos, infos["action_mask"]
 
 
+class TableMix:
+    """The self-play games of several tables in one worker, stepped as one batch: each table's
+    games (a ``SelfPlayBatch``) in rows of their own, in order, every observation in the one
+    layout of the mixture (``observation="table"``). What SB3 reads is ``SelfPlayBatch``'s."""
+
+    def __init__(self, batches: Sequence[SelfPlayBatch]) -> None:
+        self.batches = list(batches)
+        self._ends = np.cumsum([b.env.num_envs for b in self.batches])[:-1]
+
+    def reset(self) -> tuple[np.ndarray, np.ndarray]:
+        parts = [b.reset() for b in self.batches]
+        return tuple(np.concatenate(part) for part in zip(*parts, strict=True))
+
+    def step(self, actions: Sequence[int]):
+        shares = np.split(np.asarray(actions), self._ends)
+        parts = [b.step(a) for b, a in zip(self.batches, shares, strict=True)]
+        obs, rewards, dones, infos, masks = zip(*parts, strict=True)
+        infos = [info for part in infos for info in part]
+        return (*(np.concatenate(p) for p in (obs, rewards, dones)), infos, np.concatenate(masks))
+
+    def add_snapshot(self, state_dict: dict) -> None:
+        """A frozen copy of the learner joins every table's pool (one copy, shared)."""
+        policy = self.batches[0].pool.frozen(state_dict)
+        for batch in self.batches:
+            batch.pool.keep(policy)
+
+
 def final_info(
     terminal: np.ndarray, truncated: bool, episode: tuple[float, int], game: dict[str, Any]
 ) -> dict:
@@ -136,6 +165,22 @@ def final_info(
         "episode": {"r": episode[0] + 0.0, "l": episode[1]},
         "game": game,
     }
+
+
+def make_mix(
+    groups: Sequence[tuple[int, dict, int]],
+    pool_spec: PoolSpec,
+    learner: LearnerSpec,
+    policy_factory,
+    engine: str = "auto",
+) -> TableMix:
+    """The games of one worker: ``groups`` of (games, env_kwargs, seed), one table each."""
+    return TableMix(
+        [
+            make_batch(count, env_kwargs, pool_spec, learner, policy_factory, seed, engine)
+            for count, env_kwargs, seed in groups
+        ]
+    )
 
 
 def make_batch(

@@ -17,16 +17,46 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from crates_env.actions import NUM_ACTIONS
 from train.opponents import PoolSpec
-from train.selfplay import LearnerSpec, make_batch, observation_space_of, worker_seeds
+from train.selfplay import LearnerSpec, make_mix, observation_space_of, worker_seeds
 from train.workers import serve_parent
 
 
-def _worker(remote, count, env_kwargs, pool_spec, learner, policy_factory, seed, engine):
+def table_slots(num_envs: int, tables: int) -> list[int]:
+    """The games of each table of a mixture: ``num_envs`` shared out equally, in order."""
+    return [len(part) for part in np.array_split(np.arange(num_envs), tables)]
+
+
+def worker_groups(
+    num_envs: int, tables: list[dict], workers: int, seed: int
+) -> list[list[tuple[int, dict, int]]]:
+    """Each worker's (games, env_kwargs, seed) groups. One table: its games split over the
+    workers, a seed each (the run's games as they always were); a mixture: each table's share
+    of the games (``table_slots``) with a seed of its own, whole tables to a worker in order,
+    the workers' games as even as whole tables allow."""
+    if len(tables) == 1:
+        sizes = [size for size in table_slots(num_envs, workers) if size]
+        seeds = worker_seeds(seed, workers)
+        return [[(size, tables[0], s)] for size, s in zip(sizes, seeds, strict=False)]
+    groups = list(
+        zip(
+            table_slots(num_envs, len(tables)), tables, worker_seeds(seed, len(tables)), strict=True
+        )
+    )
+    shares: list[list[tuple[int, dict, int]]] = [[] for _ in range(min(workers, len(groups)))]
+    total, done = sum(g[0] for g in groups), 0
+    for group in groups:  # fill worker k up to its even share of the games, in order
+        k = min(len(shares) - 1, done * len(shares) // total)
+        shares[k].append(group)
+        done += group[0]
+    return [share for share in shares if share]
+
+
+def _worker(remote, groups, pool_spec, learner, policy_factory, engine):
     import torch
 
     serve_parent()
     torch.set_num_threads(1)
-    batch = make_batch(count, env_kwargs, pool_spec, learner, policy_factory, seed, engine)
+    batch = make_mix(groups, pool_spec, learner, policy_factory, engine)
     while True:
         command, data = remote.recv()
         if command == "step":
@@ -34,7 +64,7 @@ def _worker(remote, count, env_kwargs, pool_spec, learner, policy_factory, seed,
         elif command == "reset":
             remote.send(batch.reset())
         elif command == "snapshot":
-            batch.pool.add_snapshot(data)
+            batch.add_snapshot(data)
             remote.send(None)
         elif command == "close":
             remote.close()
@@ -44,7 +74,9 @@ def _worker(remote, count, env_kwargs, pool_spec, learner, policy_factory, seed,
 class SelfPlayVecEnv(VecEnv):
     """``num_envs`` self-play games split over ``workers`` processes (0: in this process).
 
-    ``pool_spec`` says who the learner meets, ``learner`` what it is fed (reward, shaping, the
+    ``env_kwargs`` is the table (a dict), or a list of them for a mixture: each table gets an
+    equal share of the games (``table_slots``), in order, a worker whole tables. ``pool_spec``
+    says who the learner meets, ``learner`` what it is fed (reward, shaping, the
     privileged critic's hidden state). ``policy_factory`` builds an untrained policy of the
     learner's architecture (it must be picklable); snapshots are sent to every worker with
     :meth:`add_snapshot`.
@@ -53,7 +85,7 @@ class SelfPlayVecEnv(VecEnv):
     def __init__(
         self,
         num_envs: int,
-        env_kwargs: dict,
+        env_kwargs: dict | list[dict],
         pool_spec: PoolSpec,
         learner: LearnerSpec | None = None,
         *,
@@ -63,24 +95,22 @@ class SelfPlayVecEnv(VecEnv):
         engine: str = "auto",
     ) -> None:
         learner = learner or LearnerSpec()
-        obs_space = observation_space_of(env_kwargs, learner.privileged)
+        tables = [env_kwargs] if isinstance(env_kwargs, dict) else list(env_kwargs)
+        obs_space = observation_space_of(tables[0], learner.privileged)
         super().__init__(num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
-        seeds = worker_seeds(seed, max(workers, 1))
-        sizes = [len(c) for c in np.array_split(np.arange(num_envs), max(workers, 1))]
-        self._sizes = [s for s in sizes if s]
+        shares = worker_groups(num_envs, tables, max(workers, 1), seed)
+        self._sizes = [sum(count for count, _, _ in share) for share in shares]
         self._masks = np.ones((num_envs, self.action_space.n), dtype=bool)
         if workers == 0:
-            self._local = make_batch(
-                num_envs, env_kwargs, pool_spec, learner, policy_factory, seeds[0], engine
-            )
+            self._local = make_mix(shares[0], pool_spec, learner, policy_factory, engine)
             self._remotes = []
             return
         self._local = None
         ctx = mp.get_context("spawn")
         self._remotes, self._processes = [], []
-        for size, ss in zip(self._sizes, seeds, strict=False):
+        for share in shares:
             parent, child = ctx.Pipe()
-            args = (child, size, env_kwargs, pool_spec, learner, policy_factory, ss, engine)
+            args = (child, share, pool_spec, learner, policy_factory, engine)
             proc = ctx.Process(target=_worker, args=args, daemon=True)
             proc.start()
             child.close()
@@ -123,7 +153,7 @@ class SelfPlayVecEnv(VecEnv):
     def add_snapshot(self, state_dict: dict) -> None:
         """Freeze a copy of the learner into every worker's opponent pool."""
         if self._local is not None:
-            self._local.pool.add_snapshot(state_dict)
+            self._local.add_snapshot(state_dict)
             return
         for remote in self._remotes:
             remote.send(("snapshot", state_dict))

@@ -48,34 +48,42 @@ def evaluate_against_baselines(
     logger: Any = None,
     say: Callable[[str], None] | None = None,
 ) -> tuple[float, list[Report]]:
-    """Duplicate games of the checkpoint against each baseline; returns (score, reports), and
-    writes the scalars to ``logger`` (anything with ``record(key, value)``) when given.
+    """Duplicate games of the checkpoint against each baseline, at each table the run plays;
+    returns (score, reports), and writes the scalars to ``logger`` (anything with
+    ``record(key, value)``) when given: ``eval/vs_<baseline>/...``, and for a mixture of
+    tables ``eval/<preset>_<players>p/vs_<baseline>/...`` per table.
 
     The score is the learner's mean win-rate margin over the baselines (its win rate minus the
-    baseline's, averaged): higher is better. Win rates, not points, pick the best checkpoint
-    because doubling pressures make a few games dominate mean points over a few dozen deals.
-    ``say`` hears a line as each baseline is done.
+    baseline's, averaged over baselines and tables): higher is better. Win rates, not points,
+    pick the best checkpoint because doubling pressures make a few games dominate mean points
+    over a few dozen deals. ``say`` hears a line as each baseline is done.
     """
     reports, margins = [], []
     start = time.perf_counter()
-    for baseline in config.eval.baselines:
-        ev = baseline_check(config, checkpoint, baseline, deals)
-        report = summarize(ev, run(ev, progress=False))
-        learner, other = report.agents
-        (pair,) = report.pairs
-        margins.append(pair.win_rate_difference)
-        reports.append(report)
-        if say is not None:
-            say(
-                f"  {deals} deals against {baseline}: win rate {learner.win_rate:.1%} against "
-                f"{other.win_rate:.1%} ({time.perf_counter() - start:.0f} s)"
-            )
-        if logger is not None:
-            logger.record(f"eval/vs_{baseline}/points_difference", pair.mean_difference)
-            logger.record(f"eval/vs_{baseline}/relative_difference", pair.relative)
-            logger.record(f"eval/vs_{baseline}/win_rate", learner.win_rate)
-            logger.record(f"eval/vs_{baseline}/learner_points", learner.mean_points)
-            logger.record(f"eval/vs_{baseline}/baseline_points", other.mean_points)
+    tables = config.played_tables()
+    for preset, players in tables:
+        at = config.at_table(preset, players) if len(tables) > 1 else config
+        where = f"{preset}_{players}p/" if len(tables) > 1 else ""
+        for baseline in config.eval.baselines:
+            ev = baseline_check(at, checkpoint, baseline, deals)
+            report = summarize(ev, run(ev, progress=False))
+            learner, other = report.agents
+            (pair,) = report.pairs
+            margins.append(pair.win_rate_difference)
+            reports.append(report)
+            if say is not None:
+                say(
+                    f"  {deals} deals {'at ' + where[:-1] + ' ' if where else ''}against "
+                    f"{baseline}: win rate {learner.win_rate:.1%} against {other.win_rate:.1%} "
+                    f"({time.perf_counter() - start:.0f} s)"
+                )
+            if logger is not None:
+                key = f"eval/{where}vs_{baseline}"
+                logger.record(f"{key}/points_difference", pair.mean_difference)
+                logger.record(f"{key}/relative_difference", pair.relative)
+                logger.record(f"{key}/win_rate", learner.win_rate)
+                logger.record(f"{key}/learner_points", learner.mean_points)
+                logger.record(f"{key}/baseline_points", other.mean_points)
     score = float(np.mean(margins))
     if logger is not None:
         logger.record("eval/mean_win_rate_margin", score)
@@ -98,13 +106,18 @@ def final_table(config: TrainConfig, checkpoint: Path) -> str:
 
 def final_replays(config: TrainConfig, checkpoint: Path) -> list[Path]:
     """The first ``eval.replays`` games of the final evaluation against each baseline as
-    replay pages (``replays/vs_<baseline>/``); the run's TensorBoard text lists them."""
+    replay pages (``replays/vs_<baseline>/``, ``replays/<preset>_<players>p/vs_<baseline>/``
+    for each table of a mixture); the run's TensorBoard text lists them."""
     folder = config.run_dir / "replays"
     pages = []
-    for baseline in config.eval.baselines:
-        check = baseline_check(config, checkpoint, baseline, config.eval.final_deals)
-        count = min(config.eval.replays, len(game_tasks(check)))
-        pages += write_replays(check, folder / f"vs_{baseline}", count)
+    tables = config.played_tables()
+    for preset, players in tables:
+        at = config.at_table(preset, players) if len(tables) > 1 else config
+        where = folder / f"{preset}_{players}p" if len(tables) > 1 else folder
+        for baseline in config.eval.baselines:
+            check = baseline_check(at, checkpoint, baseline, config.eval.final_deals)
+            count = min(config.eval.replays, len(game_tasks(check)))
+            pages += write_replays(check, where / f"vs_{baseline}", count)
     if pages:
         from torch.utils.tensorboard import SummaryWriter
 
