@@ -135,3 +135,24 @@ def test_a_layout_that_does_not_exist_is_refused_everywhere():
     ):
         with pytest.raises(ValueError, match="'wide' is not a layout; use one of seat, table"):
             build()
+
+
+def test_an_agent_reads_a_table_layout_env_as_the_seat_layout():
+    """HeuristicAgent seated by Table.from_env at a table-layout env plays the moves it plays
+    at the seat-layout env, decision for decision."""
+    from agents import HeuristicAgent, Table
+
+    moves = []
+    for observation in ("seat", "table"):
+        env = crates_v0.env(preset="crates", num_players=3, observation=observation)
+        env.reset(seed=5)
+        agent = HeuristicAgent(Table.from_env(env), seed=1)
+        played = []
+        for _ in range(300):
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                break
+            played.append(agent.act(obs["observation"], obs["action_mask"]))
+            env.step(played[-1])
+        moves.append(played)
+    assert len(moves[0]) == 300 and moves[0] == moves[1]
