@@ -221,14 +221,16 @@ def collect(
 def collect_mixture(
     tables: list[dict], plan: Collection, ws: WarmStartConfig, progress: Progress | None = None
 ) -> Demonstrations:
-    """``collect`` at every table of a mixture, the games and game slots shared out equally
-    (each table from a seed of its own), the teacher ``ws.fallback`` at a table where
-    ``ws.teacher`` does not play (``shipped``, where the package has no network)."""
+    """``collect`` at every table of a mixture, one table after another (each from a seed of
+    its own, its share of the games up to ``num_envs`` at once), the teacher ``ws.fallback`` at
+    a table where ``ws.teacher`` does not play (``shipped``, where the package has no
+    network)."""
     from agents.shipped import SHIPPED, has_shipped_network
     from crates_env.engine_choice import rules_of_env
 
     parts = []
-    share, slots = -(-plan.games // len(tables)), max(1, plan.num_envs // len(tables))
+    share = -(-plan.games // len(tables))
+    slots = min(share, plan.num_envs)
     for i, env_kwargs in enumerate(tables):
         teacher = plan.teacher
         if teacher == SHIPPED and not has_shipped_network(rules_of_env(env_kwargs)):
