@@ -51,8 +51,8 @@ from .seated import Refused, SeatedGame, Tables, parse_move
 from .table_page import missing_page, table_page
 
 MAX_BODY = 1024  # bytes: a move is a few dozen
-# bytes of a request's line and headers (h11's own default, said here): a browser sends along
-# every cookie other servers of this machine set for localhost
+# bytes of a request's line and headers kept while they arrive (h11's own default, said here):
+# a browser sends along every cookie other servers of this machine set for localhost
 MAX_HEAD = 16 * 1024
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")  # seated.SeatedGame.id's alphabet
 # the names this machine calls itself by, as a Host header writes them
