@@ -6,15 +6,11 @@ A whole hand of 4-player crates played by clicks at seat 0 against HeuristicAgen
 the middle with the game intact; an illegal click and a stale move (from a second tab of the
 same game) refused with the game unchanged; two tabs playing two games at once; the explain
 toggle's probabilities summing to 1 over the legal moves; a finished game opened as its replay
-page. The ``browser`` fixture (tests/conftest.py) skips without Chromium, and fails instead
-under ``CRATES_BROWSER_TESTS=required`` (CI).
+page; a full table's refusal said on the page. The ``browser`` fixture (tests/conftest.py) skips
+without Chromium, and fails instead under ``CRATES_BROWSER_TESTS=required`` (CI).
 """
 
 from __future__ import annotations
-
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 
@@ -24,35 +20,17 @@ from train.cli.seated import ServeConfig, Tables
 pytest.importorskip("starlette", reason="crates serve needs the web extra: pip install '.[web]'")
 pytest.importorskip("uvicorn", reason="crates serve needs the web extra: pip install '.[web]'")
 
-from train.cli.serve import listen, web_server
-
-from .waiting import wait_for
+from .served import serving
 
 HEURISTIC = {1: "heuristic", 2: "heuristic", 3: "heuristic"}
 READY = 'body[data-busy="0"]'
 
 
-@contextmanager
-def serving(config: ServeConfig) -> Iterator[tuple[str, Tables]]:
-    """The app of ``config`` served on a free port of 127.0.0.1 until the block ends."""
-    tables = Tables(config)
-    listener = listen("127.0.0.1", 0)
-    server = web_server(tables, "127.0.0.1")
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    wait_for(lambda: server.started or not thread.is_alive(), 30, "the server started")
-    assert server.started, "the server stopped before it started"
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}", tables
-    finally:
-        server.should_exit = True
-        thread.join(10)
-
-
 @pytest.fixture(scope="module")
 def crates():
-    with serving(ServeConfig("crates", 4, 0, HEURISTIC, pace=0)) as served:
-        yield served
+    tables = Tables(ServeConfig("crates", 4, 0, HEURISTIC, pace=0))
+    with serving(tables) as url:
+        yield url, tables
 
 
 def open_table(browser, url: str):
@@ -190,7 +168,7 @@ def test_the_explain_toggle_shows_the_networks_probabilities_of_the_legal_moves(
 
 def test_a_finished_game_opens_as_a_replay_page(browser):
     config = ServeConfig("crates", 4, 0, HEURISTIC, options={"deal_schedule": [2]}, pace=0)
-    with serving(config) as (url, _):
+    with serving(Tables(config)) as url:
         page = open_table(browser, url + "/")
         while page.locator("#replay").is_hidden():
             click_a_legal_move(page)
@@ -214,4 +192,23 @@ def test_a_finished_game_opens_as_a_replay_page(browser):
         assert page.locator("#explain tr[data-probability]").count() >= 1
         assert page.locator("#explain tr.chosen").count() == 1  # the move the person made
         assert page.problems == []
+        page.close()
+
+
+def test_a_full_table_says_so_on_the_page(browser):
+    """A table whose games are all being played: a new tab gets no game, and its page says why
+    and when to try again (a 429, not the 5xx of a server in trouble)."""
+    config = ServeConfig("crates", 2, 0, {1: "random"}, options={"deal_schedule": [2]}, pace=0)
+    tables = Tables(config, limit=2)
+    playing = [tables.new(), tables.new()]
+    with serving(tables) as url:
+        page = browser.new_page()
+        page.goto(url + "/")
+        page.wait_for_selector(f"#message:not(:empty), {READY}")  # a word, or a game shown
+        assert page.inner_text("#message") == (
+            "the table is full: its 2 games are all being played (a game gives way once no one "
+            "has opened it for 10 minutes); try again in 10 minutes"
+        )
+        assert page.url == url + "/" and page.locator(".card").count() == 0
+        assert [tables.get(game.id) for game in playing] == playing
         page.close()

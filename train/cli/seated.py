@@ -11,8 +11,10 @@ and every game seats fresh ones of those names: nothing a request says is ever i
 
 from __future__ import annotations
 
+import math
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -50,7 +52,9 @@ from train.cli.play import seat_agents
 from train.evaluation.games import seed_of
 from train.evaluation.replays import seat_names
 
-MAX_GAMES = 100  # games kept in memory; a new game beyond them drops the least recently used
+MAX_GAMES = 100  # games kept in memory at once
+CLIENT_GAMES = 25  # of them one address's: its new game beyond them drops its least recently used
+IDLE_SECONDS = 600  # a game no one has asked for this long gives way to a new one on a full table
 _SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
 # what the buttons of the moves that are not a card of the hand say
 _MOVE_WORDS = {
@@ -65,11 +69,12 @@ _MOVE_WORDS = {
 
 class Refused(ValueError):
     """A request the table turns down, the game unchanged: ``status`` is its HTTP status (400
-    malformed, 404 no such game, 409 stale, duplicated or too late, 422 illegal)."""
+    malformed, 404 no such game, 409 stale, duplicated or too late, 422 illegal, 429 the table
+    full), ``retry_after`` the seconds until asking again may do (None: it will not)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, retry_after: int | None = None) -> None:
         super().__init__(message)
-        self.status = status
+        self.status, self.retry_after = status, retry_after
 
 
 @dataclass(frozen=True)
@@ -304,45 +309,89 @@ def _move(action: int) -> dict[str, Any]:
 G = TypeVar("G")
 
 
-class Tables:
-    """The games being played, by id: a new game on request, at most ``MAX_GAMES`` kept (a new
-    one beyond them drops the least recently used)."""
+@dataclass
+class _Kept:
+    """A game the server keeps: who started it (their address) and when it was last asked for."""
 
-    def __init__(self, config: ServeConfig, limit: int = MAX_GAMES) -> None:
-        self.config, self.limit = config, limit
+    game: SeatedGame
+    client: str
+    used: float
+
+
+class Tables:
+    """The games being played, by id: a new game on request, at most ``limit`` kept, of them at
+    most ``per_client`` started from one address. A new game beyond its address's share drops
+    that address's least recently used game; one beyond ``limit`` drops the least recently used
+    game if no one has asked for it for ``IDLE_SECONDS``, and is otherwise refused (429, the
+    table is full): a game being played is never taken from its player by someone else's."""
+
+    def __init__(
+        self,
+        config: ServeConfig,
+        limit: int = MAX_GAMES,
+        per_client: int = CLIENT_GAMES,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config, self.limit, self.per_client, self.clock = config, limit, per_client, clock
         table = Table.from_env(config.env())
         seat_agents(table, dict(config.specs))  # every name checked before the first game
         self.adviser = adviser(table)
         self.size = scene_size(config.num_players, table.rules.num_teams)  # the drawn table's
-        self._games: OrderedDict[str, SeatedGame] = OrderedDict()
+        self._games: OrderedDict[str, _Kept] = OrderedDict()  # least recently used first
         self._dealt = 0
         self._lock = threading.Lock()
 
-    def new(self) -> SeatedGame:
+    def new(self, client: str = "") -> SeatedGame:
+        """A new game started from address ``client``; Refused (429) when the table is full."""
         with self._lock:
+            self._make_room(client, evict=False)  # a full table refuses before dealing
             number = self._dealt
             self._dealt += 1
         game = SeatedGame(self.config, number, self.adviser)  # the agents' first moves: unlocked
         with self._lock:
-            self._games[game.id] = game
-            while len(self._games) > self.limit:
-                self._games.popitem(last=False)
+            self._make_room(client, evict=True)  # other games may have come meanwhile
+            self._games[game.id] = _Kept(game, client, self.clock())
         return game
 
     def get(self, game_id: str) -> SeatedGame:
         with self._lock:
-            game = self._games.get(game_id)
-            if game is None:
+            kept = self._games.get(game_id)
+            if kept is None:
                 raise Refused(
                     404,
-                    f"no game {game_id!r} here: the server keeps its {self.limit} latest games "
-                    "while it runs; start a new one",
+                    f"no game {game_id!r} here: it ended with the server, or gave way to newer "
+                    "games; start a new one",
                 )
             self._games.move_to_end(game_id)
-            return game
+            kept.used = self.clock()
+            return kept.game
 
     def run(self, game_id: str, work: Callable[[SeatedGame], G]) -> G:
         """``work(game)`` with the game to itself (its lock held)."""
         game = self.get(game_id)
         with game.lock:
             return work(game)
+
+    def _make_room(self, client: str, evict: bool) -> None:
+        """Room for one more game of ``client``'s, the game that gives way dropped if ``evict``;
+        Refused (429) if none may."""
+        own = [kept for kept in self._games.values() if kept.client == client]
+        if len(own) >= self.per_client:
+            gives_way = own[0]
+        elif len(self._games) >= self.limit:
+            gives_way = next(iter(self._games.values()))
+            left = self.clock() - gives_way.used
+            if left < IDLE_SECONDS:
+                wait = math.ceil(IDLE_SECONDS - left)
+                minutes = math.ceil(wait / 60)
+                raise Refused(
+                    429,
+                    f"the table is full: its {self.limit} games are all being played (a game "
+                    f"gives way once no one has opened it for {IDLE_SECONDS // 60} minutes); "
+                    f"try again in {minutes} minute{'s' if minutes > 1 else ''}",
+                    retry_after=wait,
+                )
+        else:
+            return
+        if evict:
+            del self._games[gives_way.game.id]
