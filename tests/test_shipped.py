@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents import PolicyAgent, Table, make_agent, shipped_network
@@ -34,6 +36,33 @@ SHIPPED = {
     "train/configs/strong.yaml": "configs/strong.yaml",
     "train/configs/crates_4p.yaml": "configs/crates_4p.yaml",
 }
+# each shipped network's choice at fixed_decisions(preset), recorded with SB3's loader before the
+# networks were converted to the package's own format (agents.checkpoints)
+EXPECTED_ACTIONS = Path(__file__).with_name("shipped_actions.json")
+
+
+def fixed_decisions(preset: str, count: int = 256) -> tuple[np.ndarray, np.ndarray]:
+    """The observations and masks of ``count`` decisions with a choice in seeded games of random
+    legal moves at the 4-player table of ``preset``: every fifth, at most 32 a game (early and
+    late hands, several games)."""
+    env = raw_env(preset=preset, num_players=4)
+    rng = np.random.default_rng(20261129)
+    observations, masks = [], []
+    for seed in range(1000):
+        env.reset(seed=seed)
+        choices = 0
+        while not env.game.game_over and choices < 5 * 32 and len(masks) < count:
+            seen = env.observe(env.agent_selection)
+            mask = seen["action_mask"].astype(bool)
+            if mask.sum() > 1:
+                choices += 1
+                if choices % 5 == 0:
+                    observations.append(seen["observation"])
+                    masks.append(mask)
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+        if len(masks) == count:
+            return np.stack(observations), np.stack(masks)
+    raise AssertionError(f"fewer than {count} decisions in 1000 games of {preset}")
 
 
 @pytest.mark.parametrize("preset", NETWORK_PRESETS)
@@ -135,3 +164,15 @@ def test_a_missing_shipped_file_names_it():
 
     with pytest.raises(ValueError, match="the nothing is missing: agents has no data/nothing"):
         package_file("agents", "data/nothing.zip", "the nothing")
+
+
+@pytest.mark.parametrize("preset", NETWORK_PRESETS)
+def test_each_shipped_network_chooses_as_recorded(preset):
+    """The network's most likely legal move at fixed decisions is the one recorded before the
+    shipped files changed format: the same weights, read the new way."""
+    observations, masks = fixed_decisions(preset)
+    agent = PolicyAgent(shipped_network(make_ruleset(preset, 4)), auto_announce=False)
+    logits = agent._logits(observations, masks)
+    logits[~masks] = -np.inf
+    expected = json.loads(EXPECTED_ACTIONS.read_text())[preset]
+    assert logits.argmax(axis=1).tolist() == expected
