@@ -14,9 +14,11 @@ import numpy as np
 import pytest
 
 from agents import PolicyAgent, Table, make_agent, shipped_network
+from agents.checkpoints import CHECKPOINT_FILE, WEIGHTS_FILE, TableRecord, read_checkpoint
 from crates_env.env import raw_env
 from crates_env.rules import make_ruleset
 from train.cli import main
+from train.convert import decisions
 
 ROOT = Path(__file__).resolve().parent.parent
 # the 4-player tables with a shipped network
@@ -36,33 +38,9 @@ SHIPPED = {
     "train/configs/strong.yaml": "configs/strong.yaml",
     "train/configs/crates_4p.yaml": "configs/crates_4p.yaml",
 }
-# each shipped network's choice at fixed_decisions(preset), recorded with SB3's loader before the
-# networks were converted to the package's own format (agents.checkpoints)
+# each shipped network's choice at train.convert's decisions of its table, recorded with SB3's
+# loader before the networks were converted to the package's own format (agents.checkpoints)
 EXPECTED_ACTIONS = Path(__file__).with_name("shipped_actions.json")
-
-
-def fixed_decisions(preset: str, count: int = 256) -> tuple[np.ndarray, np.ndarray]:
-    """The observations and masks of ``count`` decisions with a choice in seeded games of random
-    legal moves at the 4-player table of ``preset``: every fifth, at most 32 a game (early and
-    late hands, several games)."""
-    env = raw_env(preset=preset, num_players=4)
-    rng = np.random.default_rng(20261129)
-    observations, masks = [], []
-    for seed in range(1000):
-        env.reset(seed=seed)
-        choices = 0
-        while not env.game.game_over and choices < 5 * 32 and len(masks) < count:
-            seen = env.observe(env.agent_selection)
-            mask = seen["action_mask"].astype(bool)
-            if mask.sum() > 1:
-                choices += 1
-                if choices % 5 == 0:
-                    observations.append(seen["observation"])
-                    masks.append(mask)
-            env.step(int(rng.choice(np.flatnonzero(mask))))
-        if len(masks) == count:
-            return np.stack(observations), np.stack(masks)
-    raise AssertionError(f"fewer than {count} decisions in 1000 games of {preset}")
 
 
 @pytest.mark.parametrize("preset", NETWORK_PRESETS)
@@ -170,9 +148,20 @@ def test_a_missing_shipped_file_names_it():
 def test_each_shipped_network_chooses_as_recorded(preset):
     """The network's most likely legal move at fixed decisions is the one recorded before the
     shipped files changed format: the same weights, read the new way."""
-    observations, masks = fixed_decisions(preset)
-    agent = PolicyAgent(shipped_network(make_ruleset(preset, 4)), auto_announce=False)
+    rules = make_ruleset(preset, 4)
+    observations, masks = decisions(TableRecord.of(rules))
+    agent = PolicyAgent(shipped_network(rules), auto_announce=False)
     logits = agent._logits(observations, masks)
     logits[~masks] = -np.inf
     expected = json.loads(EXPECTED_ACTIONS.read_text())[preset]
     assert logits.argmax(axis=1).tolist() == expected
+
+
+def test_the_shipped_networks_are_the_network_alone_and_small_together():
+    """Package data that scales (issue 51): no optimizer state, at most 12 MB for all."""
+    files = [ROOT / source for shipped, source in SHIPPED.items() if shipped.endswith(".zip")]
+    for path in files:
+        with zipfile.ZipFile(path) as z:
+            assert z.namelist() == [CHECKPOINT_FILE, WEIGHTS_FILE], path
+        assert read_checkpoint(path).training == {}
+    assert sum(path.stat().st_size for path in files) <= 12_000_000
