@@ -55,7 +55,7 @@ def agent_by_name(spec: str, table: Table, seed: int | None = None) -> Agent:
     raise ValueError(
         f"unknown agent {spec!r}: valid names are {', '.join(AGENT_NAMES)} (search:setting=value,"
         f"... with settings {', '.join(SEARCH_SETTINGS)}), the path of an existing "
-        "MaskablePPO checkpoint (.zip), policy file (TorchScript .pt, exported .pt2) or RLlib "
+        "checkpoint (.zip), policy file (TorchScript .pt, exported .pt2) or RLlib "
         "module folder, or a class by import path (my_pkg.bots:MyAgent)"
     )
 

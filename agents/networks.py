@@ -53,8 +53,9 @@ class CountsExtractor(BaseFeaturesExtractor):
     the stock are learned from far fewer examples."""
 
     def __init__(self, observation_space: spaces.Box, counts: Sequence[Sequence[float]]) -> None:
-        counts = [(int(i), float(scale), int(width)) for i, scale, width in counts]
+        counts = tuple((int(i), float(scale), int(width)) for i, scale, width in counts)
         super().__init__(observation_space, observation_space.shape[0] + sum(w for *_, w in counts))
+        self.counts = counts  # what a checkpoint records of it (agents.checkpoints.Architecture)
         widths = torch.tensor([w for *_, w in counts])
         self.register_buffer("index", torch.tensor([i for i, _, _ in counts]), persistent=False)
         self.register_buffer("scale", torch.tensor([s for _, s, _ in counts]), persistent=False)

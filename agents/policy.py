@@ -1,4 +1,4 @@
-"""A trained policy at the table: an sb3-contrib MaskablePPO checkpoint.
+"""A trained policy at the table: a checkpoint this package wrote (``agents.checkpoints``).
 
 sb3_contrib (and torch) are imported only when a checkpoint is loaded, so the scripted agents
 stay importable without them.
@@ -7,7 +7,6 @@ stay importable without them.
 from __future__ import annotations
 
 import functools
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -17,21 +16,22 @@ from crates_env.actions import ANNOUNCE, NUM_ACTIONS
 from crates_env.game import Game
 
 from .base import Agent, Explanation, Games, Table, forced_moves
-from .checkpoints import TableRecord, check_table
+from .checkpoints import Network, TableRecord, load_network
 
 
 class PolicyAgent(Agent):
-    """Plays a MaskablePPO checkpoint: its most likely legal action (``deterministic=True``) or
-    a sample from its masked distribution.
+    """Plays a checkpoint (``agents.checkpoints``: crates train's, or a shipped network): its most
+    likely legal action (``deterministic=True``) or a sample from its masked distribution.
 
     ``auto_announce`` (default) calls "one card" whenever the call is allowed, as the training
     environment's ``one_card="auto"`` does: the call is never wrong when it is offered, so a
-    policy need not learn it. ``table`` (optional) checks that the model was trained on this
-    table's observation size; ``other_table`` plays a network of another table there on purpose
-    (a start to learn that table from: a search's base in expert iteration's first round).
-    A missing file, a file that is not a MaskablePPO checkpoint or a model whose spaces do not fit
-    raises ``ValueError`` naming the path and the problem, and so does a network that learned at
-    another table than ``table`` (``agents.checkpoints``: it would play a game it never learned).
+    policy need not learn it. ``table`` (optional) checks that the network learned this table
+    (it is one of the set its checkpoint records) and reads its observations; ``other_table``
+    plays a network of another table there on purpose (a start to learn that table from: a
+    search's base in expert iteration's first round). A missing file, a file that is not a
+    checkpoint or a network whose input does not fit raises ``ValueError`` naming the path and
+    the problem, and so does a network that learned other tables than ``table`` (it would play a
+    game it never learned).
     """
 
     def __init__(
@@ -50,10 +50,10 @@ class PolicyAgent(Agent):
         self.auto_announce = auto_announce
         self.rng = np.random.default_rng(seed)
         version = self.path.stat().st_mtime_ns if self.path.is_file() else None
-        self.model = _shared_model(self.path.resolve(), version, device)
-        _check_spaces(self.model, self.path, table)
+        self.network = _shared_network(self.path.resolve(), version, device)
+        self.policy = self.network.policy
         if table is not None:
-            check_table(self.path, TableRecord.of(table.ruleset), other_table)
+            _check_table(self.network, self.path, table, other_table)
 
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None
@@ -70,7 +70,7 @@ class PolicyAgent(Agent):
     @property
     def _group(self) -> tuple:
         """Agents of one loaded model decide together (one forward pass)."""
-        return ("policy", id(self.model), self.deterministic, self.auto_announce)
+        return ("policy", id(self.policy), self.deterministic, self.auto_announce)
 
     @classmethod
     def _act_group(cls, agents, observations, masks, games=None) -> np.ndarray:
@@ -123,7 +123,7 @@ class PolicyAgent(Agent):
 
     def _value(self, obs: np.ndarray) -> float | None:
         """The critic's estimate for one observation, where it reads only what the seat sees."""
-        policy = getattr(self.model, "policy", None)  # an SB3 model's, not a policy file's
+        policy = self.policy  # a checkpoint's (a policy file's has no critic)
         if not hasattr(policy, "predict_values") or hasattr(policy, "public_size"):
             return None
         import torch
@@ -136,7 +136,7 @@ class PolicyAgent(Agent):
         SB3's networks do not read the masks)."""
         import torch
 
-        policy = self.model.policy
+        policy = self.policy
         with torch.inference_mode():
             if self._actor is not None:
                 return self._actor.logits(torch.as_tensor(obs)).numpy().astype(np.float64)
@@ -149,7 +149,7 @@ class PolicyAgent(Agent):
         """The policy's ``Actor`` where its network is a plain MLP (SB3's own), else None."""
         from .networks import Actor
 
-        return Actor.of(self.model.policy)
+        return Actor.of(self.policy)
 
 
 def is_rllib_module(path: Path) -> bool:
@@ -157,68 +157,20 @@ def is_rllib_module(path: Path) -> bool:
     return path.is_dir() and (path / "class_and_ctor_args.pkl").is_file()
 
 
-def first_line(exc: BaseException, limit: int = 120) -> str:
-    """The first line of an exception's message, shortened: torch and SB3 write essays."""
-    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    if text.startswith("Weights only load failed"):  # torch's, whose advice is to trust it
-        text = "it holds more than weights: damaged, or a file of another kind"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 @functools.lru_cache(maxsize=8)
-def _shared_model(path: Path, version: int | None, device: str) -> Any:
-    """One loaded model per checkpoint file (and version of it) in a process: agents that play
+def _shared_network(path: Path, version: int | None, device: str) -> Network:
+    """One loaded network per checkpoint file (and version of it) in a process: agents that play
     it only read it, and an evaluation makes a fresh agent for every seat of every game."""
-    return load_model(path, device)
+    return load_network(path, device)
 
 
-def load_model(path: str | Path, device: str = "cpu", env: Any = None) -> Any:
-    """A MaskablePPO checkpoint, optionally bound to ``env`` (training resumes that way, and SB3
-    then checks the spaces). ``ValueError`` naming the path if the file is missing, is not a
-    MaskablePPO checkpoint, or does not fit ``env``."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path}: no such checkpoint file")
-    if not zipfile.is_zipfile(path):
-        raise ValueError(f"{path}: not a MaskablePPO checkpoint (not a zip archive)")
-    from sb3_contrib import MaskablePPO
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    try:
-        model = MaskablePPO.load(path, env=env, device=device)
-    except Exception as exc:  # sb3 raises many kinds on a foreign or damaged archive
-        if env is not None and isinstance(exc, ValueError):  # SB3's check of the spaces
-            raise ValueError(
-                f"{path}: does not fit this environment (a checkpoint of another table?)"
-            ) from None
+def _check_table(network: Network, path: Path, table: Table, other_table: bool) -> None:
+    """The network must read this table's observations and (unless ``other_table``) have
+    learned it (``Checkpoint.check``)."""
+    observed = network.checkpoint.architecture.actor_inputs
+    if observed != table.obs_size:
         raise ValueError(
-            f"{path}: not a MaskablePPO checkpoint ({first_line(exc)}); give a checkpoint that "
-            "crates train wrote (runs/<run>/latest.zip), or train it again"
-        ) from None
-    if not isinstance(model.policy, MaskableActorCriticPolicy):
-        raise ValueError(
-            f"{path}: not a MaskablePPO checkpoint (its policy is "
-            f"{type(model.policy).__name__}, which cannot mask actions)"
-        )
-    return model
-
-
-def _check_spaces(model: Any, path: Path, table: Table | None) -> None:
-    """The model must read this environment's vectors and choose among its actions."""
-    from gymnasium import spaces
-
-    obs_space, act_space = model.observation_space, model.action_space
-    if not isinstance(obs_space, spaces.Box) or len(obs_space.shape) != 1:
-        raise ValueError(f"{path}: the model observes {obs_space}, not a flat Crates vector")
-    if not isinstance(act_space, spaces.Discrete) or int(act_space.n) != NUM_ACTIONS:
-        raise ValueError(
-            f"{path}: the model chooses among {act_space}, but Crates has "
-            f"Discrete({NUM_ACTIONS}) actions"
-        )
-    # A privileged-critic model's actor reads only the public part at the front.
-    observed = getattr(model.policy, "public_size", obs_space.shape[0])
-    if table is not None and observed != table.obs_size:
-        raise ValueError(
-            f"{path}: the model observes {observed} values, but this table "
+            f"{path}: the network observes {observed} values, but this table "
             f"({table.preset}, {table.num_players} players) gives {table.obs_size}"
         )
+    network.checkpoint.check(path, TableRecord.of(table.ruleset), other_table)

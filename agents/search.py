@@ -100,7 +100,7 @@ class SearchAgent(Agent):
     move; ``stock_max``: search only when the stock holds that many cards or fewer
     (``EVERYWHERE``: from the first move), play like the base policy above it;
     ``base``: ``"heuristic"``, ``"shipped"`` (the network the package ships) or the path of a
-    MaskablePPO checkpoint, the policy that plays
+    checkpoint (``agents.checkpoints``), the policy that plays
     every seat in the rollouts and this seat where it does not search; ``z``: leave the base
     policy's move only for one better by ``z`` standard errors (0: always the best-looking move);
     ``deepen``: up to this many more rounds of ``samples`` re-deals for a decision whose best

@@ -2,9 +2,10 @@
 regular, ``pip install --user``, ``--target``): files of the installed packages, read with
 ``importlib.resources``.
 
-- the trained networks (``agents/data/<preset>_<players>p.zip``, each recording the table it
-  learned, ``agents.checkpoints``): the agent named ``shipped`` is the network of the table at
-  hand (``crates eval --preset P --agents shipped heuristic``, ``search:base=shipped``);
+- the trained networks (``agents/data/<preset>_<players>p.zip``, each recording the tables it
+  learned, ``agents.checkpoints``, and holding no optimizer state): the agent named ``shipped``
+  is the network of the table at hand (``crates eval --preset P --agents shipped heuristic``,
+  ``search:base=shipped``);
 - the training configs (``train/configs/*.yaml``; ``crates train`` reads ``default.yaml``
   unless given ``--config``).
 
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from crates_env.rules import Ruleset
 
-from .checkpoints import TableRecord, read_table
+from .checkpoints import TableRecord, read_checkpoint
 
 SHIPPED = "shipped"  # the shipped network's agent name
 NETWORKS = "data"  # the folder of the shipped networks, one per table: docs/model_card.md
@@ -51,7 +52,11 @@ def shipped_tables() -> list[TableRecord]:
     """The tables the package ships a network for."""
     folder = resources.files("agents").joinpath(NETWORKS)
     files = sorted(f.name for f in folder.iterdir() if f.name.endswith(".zip"))
-    return [read_table(package_file("agents", f"{NETWORKS}/{name}", name)) for name in files]
+    return [
+        table
+        for name in files
+        for table in read_checkpoint(package_file("agents", f"{NETWORKS}/{name}", name)).tables
+    ]
 
 
 def shipped_network(rules: Ruleset) -> Path:
@@ -62,10 +67,9 @@ def shipped_network(rules: Ruleset) -> Path:
     folder = resources.files("agents").joinpath(NETWORKS)
     if folder.joinpath(network_name(rules)).is_file():
         path = package_file("agents", f"{NETWORKS}/{network_name(rules)}", "the shipped network")
-        learned = read_table(path)
-        if learned is not None and not learned.mismatch(table):
+        if not read_checkpoint(path).mismatch(table):
             return path
-    have = ", ".join(str(t) for t in shipped_tables() if t is not None) or "none"
+    have = ", ".join(str(t) for t in shipped_tables()) or "none"
     raise ValueError(
         f"no shipped network for {table}: the package ships networks for {have} "
         "(train one for this table: docs/training.md)"

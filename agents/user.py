@@ -34,7 +34,8 @@ from crates_env.actions import NUM_ACTIONS
 from crates_env.game import Game
 
 from .base import Agent, Games, Table
-from .policy import PolicyAgent, first_line
+from .checkpoints import first_line
+from .policy import PolicyAgent
 
 IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 SCRIPT_SUFFIXES = (".pt", ".pt2")
@@ -139,7 +140,7 @@ class TorchScriptAgent(PolicyAgent):
         self.rng = np.random.default_rng(seed)
         if not self.path.is_file():
             raise ValueError(f"{self.path}: no such policy file")
-        self.model = _shared_script(self.path.resolve(), self.path.stat().st_mtime_ns)
+        self.policy = _shared_script(self.path.resolve(), self.path.stat().st_mtime_ns)
         if table is not None:
             size = table.obs_size
             probe = np.zeros((2, size), dtype=np.float32), np.ones((2, NUM_ACTIONS), dtype=bool)
@@ -160,7 +161,7 @@ class TorchScriptAgent(PolicyAgent):
         import torch
 
         with torch.no_grad():
-            logits = self.model(torch.as_tensor(obs), torch.as_tensor(masks))
+            logits = self.policy(torch.as_tensor(obs), torch.as_tensor(masks))
         return logits.numpy().astype(np.float64)
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from agents import Table
-from agents.policy import load_model
+from agents.checkpoints import load_network
 from crates_env.actions import DRAW
 from crates_env.engine_choice import rules_of_env
 from crates_env.state import Decision
@@ -113,7 +113,7 @@ def main() -> None:
     split(search)
     changed = search != base
     for path in args.networks:
-        policy = load_model(path).policy
+        policy = load_network(path).policy
         policy.train(False)
         moves = network_choices(policy, labels, rows)
         mean, se = gain_per_game(labels, rows, first, moves)

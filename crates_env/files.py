@@ -12,6 +12,8 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+FIXED_DATE = (1980, 1, 1, 0, 0, 0)  # zip's earliest date, for archives that compare by bytes
+
 
 def write_atomically(path: Path, write: Callable[[Path], None]) -> Path:
     """``write(tmp)`` to a temporary file beside ``path`` (same suffix), then rename it over

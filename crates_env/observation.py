@@ -69,10 +69,11 @@ _ENCODED = (
     "dummy_hand", "partner", "stock_size", "discard_size", "played", "hand_points_at_risk",
     "penalty_owed",
 )  # fmt: skip
-# The layout's version, which a trained network records beside its table (agents.checkpoints): a
-# network reads its inputs by position, so one trained on an older layout must not be played on
-# a newer one. Bump it whenever a slice is added, removed, resized, rescaled or reads something
-# else (tests/test_checkpoints.py pins the slices of each version).
+# The layout's name and version, which a trained network records beside its tables
+# (agents.checkpoints): a network reads its inputs by position, so one trained on an older layout
+# must not be played on a newer one. Bump the version whenever a slice is added, removed, resized,
+# rescaled or reads something else (tests/test_checkpoints.py pins the slices of each version).
+LAYOUT_NAME = "seat"  # each seat's own slices, sized for this table's players
 LAYOUT_VERSION = 1
 CLIP = 10.0  # scaled features are clipped to [-CLIP, CLIP]
 STOCK_SEEN = 4  # the hidden-state vector shows this many cards off the top of the stock

@@ -25,6 +25,7 @@ from agents import (
     Table,
     make_agent,
 )
+from agents.checkpoints import TableRecord, save_checkpoint
 from crates_env import NUM_ACTIONS, crates_v0, parse_card
 from crates_env.env import raw_env
 from crates_env.rules import PRESETS, make_ruleset
@@ -439,7 +440,7 @@ def test_search_takes_its_settings_after_a_colon():
 def checkpoint(tmp_path_factory):
     model, _ = tiny_maskable_ppo(64)
     path = tmp_path_factory.mktemp("policy") / "tiny.zip"
-    model.save(path)
+    save_checkpoint(path, model.policy, [TableRecord("crates", 4)])
     return path
 
 
@@ -483,7 +484,7 @@ def test_policy_agent_matches_sb3_predict_and_announces_when_allowed(checkpoint)
         while not env.game.game_over:
             obs = env.observe(env.agent_selection)
             o, m = obs["observation"], obs["action_mask"].astype(bool)
-            expected, _ = agent.model.predict(o, action_masks=m, deterministic=True)
+            expected, _ = agent.policy.predict(o, action_masks=m, deterministic=True)
             chosen = agent.act(o, m)
             if chosen != int(expected):  # only a float tie may part them (SB3 normalises first)
                 logits = agent._logits(o[None, :], m[None, :])[0]
@@ -502,10 +503,10 @@ def test_agents_of_one_checkpoint_share_its_model_until_the_file_changes(checkpo
     copy = tmp_path / "copy.zip"
     shutil.copy(checkpoint, copy)
     first, second = PolicyAgent(copy), PolicyAgent(copy)
-    assert first.model is second.model  # an evaluation makes an agent a seat: one load
+    assert first.policy is second.policy  # an evaluation makes an agent a seat: one load
     stat = copy.stat()
     os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))  # a new version
-    assert PolicyAgent(copy).model is not first.model
+    assert PolicyAgent(copy).policy is not first.policy
 
 
 def test_policy_agent_errors_name_the_path(checkpoint, tmp_path):
@@ -514,12 +515,12 @@ def test_policy_agent_errors_name_the_path(checkpoint, tmp_path):
         PolicyAgent(missing)
     corrupt = tmp_path / "corrupt.zip"
     corrupt.write_bytes(checkpoint.read_bytes()[:200])
-    with pytest.raises(ValueError, match=r"corrupt\.zip: not a MaskablePPO checkpoint"):
+    with pytest.raises(ValueError, match=r"corrupt\.zip: not a checkpoint \(not a zip archive"):
         PolicyAgent(corrupt)
     foreign = tmp_path / "foreign.zip"
     with zipfile.ZipFile(foreign, "w") as z:
         z.writestr("data", "{}")
-    with pytest.raises(ValueError, match=r"foreign\.zip: not a MaskablePPO checkpoint"):
+    with pytest.raises(ValueError, match=r"foreign\.zip: not a checkpoint \(no crates_checkpoint"):
         PolicyAgent(foreign)
-    with pytest.raises(ValueError, match=r"tiny\.zip: the model observes \d+ values.*3 players"):
+    with pytest.raises(ValueError, match=r"tiny\.zip: the network observes \d+ values.*3 players"):
         PolicyAgent(checkpoint, table=Table.from_rules("crates", 3))

@@ -1,6 +1,6 @@
-"""A network knows its table: checkpoints record the table they learned at, a network is refused
-at another table, ``shipped`` follows the table, and training starts from another table's network
-only when asked."""
+"""A network knows its tables: checkpoints record the set of tables they learned, a network is
+refused at any other table, ``shipped`` follows the table, and training starts from another
+table's network only when asked. (Files that are not checkpoints: test_checkpoint_safety.)"""
 
 from __future__ import annotations
 
@@ -11,10 +11,20 @@ import zipfile
 import pytest
 
 from agents import PolicyAgent, SearchAgent, Table, make_agent
-from agents.checkpoints import TABLE_FILE, TableRecord, read_table, write_table
+from agents.checkpoints import (
+    CHECKPOINT_FILE,
+    FORMAT,
+    OPTIMIZER_FILE,
+    WEIGHTS_FILE,
+    Architecture,
+    TableRecord,
+    load_network,
+    read_checkpoint,
+    save_checkpoint,
+)
 from agents.shipped import shipped_network, shipped_tables
 from crates_env.env import raw_env
-from crates_env.observation import LAYOUT_VERSION, SLICES
+from crates_env.observation import LAYOUT_NAME, LAYOUT_VERSION, SLICES
 from crates_env.rules import make_ruleset
 from train.cli import main
 from train.config import load_config
@@ -38,6 +48,7 @@ def _network(tmp_path, preset: str, name: str = "net.zip", **rules):
             f"preset={preset}",
             "net_arch=[8]",
             "num_envs=1",
+            "workers=0",
             f"runs_dir={tmp_path}",
             f"rules={json.dumps(rules)}",
         ],
@@ -60,17 +71,79 @@ def test_the_layout_version_pins_the_observation_slices():
     )
 
 
-def test_a_saved_network_records_its_table(tmp_path):
+def _edited(path, name: str, **changes):
+    """A copy of the checkpoint at ``path`` whose record has ``changes``."""
+    with zipfile.ZipFile(path) as old:
+        record = json.loads(old.read(CHECKPOINT_FILE))
+        members = {n: old.read(n) for n in old.namelist() if n != CHECKPOINT_FILE}
+    copy = path.with_name(name)
+    with zipfile.ZipFile(copy, "w") as new:
+        new.writestr(CHECKPOINT_FILE, json.dumps({**record, **changes}))
+        for member, data in members.items():
+            new.writestr(member, data)
+    return copy
+
+
+def test_a_saved_network_records_its_tables_architecture_and_layout(tmp_path):
     path, _ = _network(tmp_path, "kreights", deal_schedule=[3, 2])
-    record = read_table(path)
-    assert record == TableRecord("kreights", 4, {}, LAYOUT_VERSION)
-    assert record.schedule == {"deal_schedule": [3, 2]}  # recorded, but not the table
+    checkpoint = read_checkpoint(path)
+    assert checkpoint.tables == (TableRecord("kreights", 4, {}),)
+    assert checkpoint.tables[0].schedule == {"deal_schedule": [3, 2]}  # recorded, not the table
+    assert checkpoint.architecture == Architecture(284, (8,), "tanh", 63)
+    assert checkpoint.layout == (LAYOUT_NAME, LAYOUT_VERSION) == ("seat", 1)
+    assert checkpoint.training == {"num_timesteps": 0, "n_updates": 0}
+    with zipfile.ZipFile(path) as z:  # a run's checkpoint: the optimizer too, to resume
+        assert z.namelist() == [CHECKPOINT_FILE, WEIGHTS_FILE, OPTIMIZER_FILE]
+        record = json.loads(z.read(CHECKPOINT_FILE))
+    assert record["format"] == FORMAT == 1
+    assert record["observation"] == {"name": "seat", "version": LAYOUT_VERSION}
+    assert record["tables"] == [
+        {
+            "preset": "kreights",
+            "num_players": 4,
+            "options": {},
+            "schedule": {"deal_schedule": [3, 2]},
+        }
+    ]
+    assert record["architecture"] == {
+        "observation_size": 284,
+        "net_arch": [8],
+        "activation": "tanh",
+        "action_count": 63,
+        "counts": None,
+        "public_size": None,
+    }
     path, _ = _network(tmp_path, "crates", "options.zip", standig_jokers=True)
-    record = read_table(path)
-    assert record == TableRecord("crates", 4, {"standig_jokers": True}, LAYOUT_VERSION)
+    (record,) = read_checkpoint(path).tables
+    assert record == TableRecord("crates", 4, {"standig_jokers": True})
     assert str(record) == "4-player crates (standig_jokers=True)"
-    with zipfile.ZipFile(path) as z:  # one record, beside SB3's own files
-        assert z.namelist().count(TABLE_FILE) == 1 and "policy.pth" in z.namelist()
+
+
+def test_a_network_written_to_play_has_no_optimizer_and_plays_the_same(tmp_path):
+    _, model = _network(tmp_path, "crates")
+    played = tmp_path / "played.zip"
+    save_checkpoint(played, model.policy, [TableRecord.of(CRATES_4)])
+    with zipfile.ZipFile(played) as z:
+        assert z.namelist() == [CHECKPOINT_FILE, WEIGHTS_FILE]
+    assert read_checkpoint(played).training == {}
+    loaded = load_network(played).policy.state_dict()
+    for key, value in model.policy.state_dict().items():
+        assert loaded[key].equal(value)
+
+
+def test_a_network_of_a_set_of_tables_plays_at_each_and_names_them_elsewhere(tmp_path):
+    path, _ = _network(tmp_path, "crates")
+    both = [TableRecord("crates", 4).to_dict(), TableRecord("kreights", 4).to_dict()]
+    both = _edited(path, "both.zip", tables=both)
+    assert read_checkpoint(both).learned() == "4-player crates and 4-player kreights"
+    PolicyAgent(both, table=_table("crates"))
+    PolicyAgent(both, table=_table("kreights", deal_schedule=[3, 2]))
+    with pytest.raises(ValueError) as info:
+        PolicyAgent(both, table=_table("crazy_eights"))
+    assert (
+        "it learned 4-player crates and 4-player kreights, and this table is "
+        "4-player crazy_eights; a network plays only at the tables it learned" in str(info.value)
+    )
 
 
 def test_a_network_at_another_table_is_refused_naming_both_tables(tmp_path):
@@ -107,7 +180,7 @@ def test_another_tables_network_plays_here_only_when_asked(tmp_path):
     with pytest.raises(ValueError, match="search setting other_table must be true or false"):
         make_agent(f"search:base={network},other_table=yes", kreights)
     path, _ = _network(tmp_path, "crates")
-    write_table(path, TableRecord("crates", 4, {}, LAYOUT_VERSION + 1))
+    path = _edited(path, "newer.zip", observation={"name": "seat", "version": LAYOUT_VERSION + 1})
     with pytest.raises(ValueError, match=f"reads observation layout {LAYOUT_VERSION + 1}"):
         PolicyAgent(path, table=kreights, other_table=True)
 
@@ -128,37 +201,25 @@ def test_a_network_plays_its_table_at_any_length_of_game():
         assert shipped_network(make_ruleset("crates", 4, **options)) == network
 
 
-def test_a_network_of_another_layout_version_is_refused(tmp_path):
+def test_a_network_of_another_layout_is_refused(tmp_path):
     path, _ = _network(tmp_path, "crates")
-    write_table(path, TableRecord("crates", 4, {}, LAYOUT_VERSION + 1))
-    with pytest.raises(ValueError, match=f"reads observation layout {LAYOUT_VERSION + 1}"):
-        PolicyAgent(path, table=_table("crates"))
-
-
-def test_a_checkpoint_without_a_record_is_checked_by_its_size_alone(tmp_path):
-    """Checkpoints written before the record existed still play where their input fits."""
-    path, _ = _network(tmp_path, "crates")
-    bare = tmp_path / "bare.zip"
-    with zipfile.ZipFile(path) as old, zipfile.ZipFile(bare, "w") as new:
-        for info in old.infolist():
-            if info.filename != TABLE_FILE:
-                new.writestr(info, old.read(info))
-    assert read_table(bare) is None
-    PolicyAgent(bare, table=_table("kreights"))
-    with pytest.raises(ValueError, match="observes 284 values"):
-        PolicyAgent(bare, table=_table("crates", 3))
+    newer = _edited(path, "newer.zip", observation={"name": "seat", "version": LAYOUT_VERSION + 1})
+    with pytest.raises(ValueError, match=f"reads observation layout {LAYOUT_VERSION + 1} .seat."):
+        PolicyAgent(newer, table=_table("crates"))
+    other = _edited(path, "other.zip", observation={"name": "tables", "version": LAYOUT_VERSION})
+    with pytest.raises(ValueError, match=f"reads observation layout {LAYOUT_VERSION} .tables."):
+        PolicyAgent(other, table=_table("crates"))
+    with pytest.raises(
+        ValueError, match=r"observes 284 values, but this table \(crates, 3 players\)"
+    ):
+        PolicyAgent(path, table=_table("crates", 3))
 
 
 def test_a_damaged_record_is_named(tmp_path):
     path, _ = _network(tmp_path, "crates")
-    with zipfile.ZipFile(path) as old:
-        entries = [(i, old.read(i)) for i in old.infolist() if i.filename != TABLE_FILE]
-    with zipfile.ZipFile(path, "w") as new:
-        for info, data in entries:
-            new.writestr(info, data)
-        new.writestr(TABLE_FILE, '{"preset": "crates"}')
-    with pytest.raises(ValueError, match=f"its {TABLE_FILE} is damaged"):
-        PolicyAgent(path, table=_table("crates"))
+    damaged = _edited(path, "damaged.zip", tables=[{"preset": "crates"}])
+    with pytest.raises(ValueError, match=f"its {CHECKPOINT_FILE} is damaged .a table must hold"):
+        PolicyAgent(damaged, table=_table("crates"))
 
 
 def test_shipped_follows_the_table():

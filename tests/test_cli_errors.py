@@ -120,7 +120,7 @@ def test_a_damaged_checkpoint_is_one_line(tmp_path, capsys):
     broken = tmp_path / "broken.zip"
     broken.write_bytes(b"PK\x05\x06" + b"\x00" * 18)  # an empty zip archive
     err = fails(["eval", "--agents", str(broken), "random", "--deals", "1"], capsys)
-    assert "not a MaskablePPO checkpoint" in err
+    assert "not a checkpoint (no crates_checkpoint.json)" in err
 
 
 # --- play ---------------------------------------------------------------------------------------
@@ -200,10 +200,10 @@ def test_a_diverged_policy_stops_the_run_and_keeps_the_last_checkpoint(tmp_path,
     monkeypatch.setattr(CheckpointAndEvalCallback, "_on_step", poisoned)
     with pytest.raises(TrainingDiverged, match=r"keeps step (32|64)"):
         train(config)
-    from agents.policy import load_model
+    from agents.checkpoints import load_network
 
-    model = load_model(config.run_dir / LATEST)  # the checkpoint on disk is the last good one
-    assert all(torch.isfinite(p).all() for p in model.policy.parameters())
+    network = load_network(config.run_dir / LATEST)  # the checkpoint on disk: the last good one
+    assert all(torch.isfinite(p).all() for p in network.policy.parameters())
 
 
 @pytest.mark.parametrize(

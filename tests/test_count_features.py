@@ -12,7 +12,7 @@ from agents.networks import COUNT_VIEWS, Actor, CountsExtractor, count_views
 from crates_env.env import raw_env
 from train.config import load_config
 from train.expert import start_model
-from train.ppo import LATEST, train
+from train.ppo import LATEST, atomic_save_model, train
 
 from .test_train import tiny
 
@@ -65,7 +65,7 @@ def test_a_plain_network_starts_a_count_features_run_playing_exactly_as_before(t
     model = start_model(wide, wide.init)
     assert isinstance(model.policy.features_extractor, CountsExtractor)
     path = tmp_path / "wide.zip"
-    model.save(path)
+    atomic_save_model(model, path, wide.ruleset())
     env = raw_env(**plain.env_kwargs())
     env.reset(seed=11)
     before, after = PolicyAgent(plain.run_dir / LATEST), PolicyAgent(path)
@@ -73,8 +73,8 @@ def test_a_plain_network_starts_a_count_features_run_playing_exactly_as_before(t
     obs = np.stack([r["observation"] for r in rows])
     masks = np.stack([r["action_mask"] for r in rows]).astype(bool)
     with torch.no_grad():
-        a = before.model.policy.get_distribution(torch.as_tensor(obs)).distribution.logits
-        b = after.model.policy.get_distribution(torch.as_tensor(obs)).distribution.logits
+        a = before.policy.get_distribution(torch.as_tensor(obs)).distribution.logits
+        b = after.policy.get_distribution(torch.as_tensor(obs)).distribution.logits
     torch.testing.assert_close(a, b)
     assert list(before.act_batch(obs, masks)) == list(after.act_batch(obs, masks))
 
@@ -98,7 +98,7 @@ def test_the_actor_at_play_gives_the_networks_own_logits(spec):
     the policy's modules, with counts beyond every one-hot's width and below zero: the same
     logits to float rounding, the same move in every row."""
     table = Table.from_rules("crates", 4)
-    policy = make_agent(spec, table).model.policy
+    policy = make_agent(spec, table).policy
     size = policy.observation_space.shape[0]
     observations = torch.rand(400, size, generator=torch.Generator().manual_seed(0))
     observations[:, [i for i, _, _ in count_views(table)]] *= 1.6  # past the widths

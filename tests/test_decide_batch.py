@@ -118,7 +118,7 @@ def test_a_network_is_asked_only_where_there_is_a_choice(monkeypatch):
     masks[1, [DRAW, 3, 7]] = True
     masks[2, [ANNOUNCE, DRAW]] = True
     masks[3, [5, 9]] = True
-    observations = np.zeros((4, agent.model.observation_space.shape[0]), dtype=np.float32)
+    observations = np.zeros((4, agent.policy.observation_space.shape[0]), dtype=np.float32)
     actions = agent.act_batch(observations, masks)
     assert asked == [2]
     assert actions[0] == DRAW and actions[2] == ANNOUNCE

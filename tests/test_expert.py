@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.checkpoints import TableRecord, read_table
-from agents.policy import load_model
+from agents.checkpoints import TableRecord, load_network, read_checkpoint
 from train.cli import main
 from train.config import load_config
 from train.expert import (
@@ -131,9 +130,9 @@ def test_with_init_each_round_fine_tunes_the_network_before_it(tmp_path):
     config = tiny(tmp_path, "run_name=tuned", f"init={first}", "expert.learning_rate=0.000000001")
     train_expert(config)
     # a learning rate too small to move the weights: each round's network is the one before
-    start = load_model(first).policy.state_dict()
+    start = load_network(first).policy.state_dict()
     for r in (1, 2):
-        tuned = load_model(config.run_dir / f"round_{r}" / "network.zip").policy.state_dict()
+        tuned = load_network(config.run_dir / f"round_{r}" / "network.zip").policy.state_dict()
         for name, value in tuned.items():
             assert torch.allclose(value, start[name], atol=1e-6), (r, name)
     rounds = json.loads((config.run_dir / STATE).read_text())["rounds"]
@@ -153,8 +152,8 @@ def test_a_table_without_a_network_learns_from_the_search_over_another_tables(tm
     assert label_plan(config, 1).search.endswith(f",base={crates},other_table=true")
     assert "other_table" not in label_plan(config, 2).search
     latest = train_expert(config)
-    assert read_table(latest) == TableRecord.of(config.ruleset())
-    assert str(read_table(latest)).startswith("4-player kreights")
+    assert read_checkpoint(latest).tables == (TableRecord.of(config.ruleset()),)
+    assert read_checkpoint(latest).learned().startswith("4-player kreights")
 
 
 def test_an_init_of_another_shape_is_refused_before_any_labelling(tmp_path):
@@ -194,7 +193,7 @@ def test_init_starts_a_run_from_a_checkpoints_weights(tmp_path):
         ],
     )
     model = start_model(plain, plain.init)
-    saved = load_model(network).policy.state_dict()
+    saved = load_network(network).policy.state_dict()
     for name, value in model.policy.state_dict().items():
         assert torch.equal(value, saved[name]), name
     wide = load_config("configs/default.yaml", ['warm_start.teacher=""', f"init={network}"])
@@ -226,7 +225,7 @@ def test_crates_label_labels_a_share_of_a_round_that_the_run_then_pools(tmp_path
         (["expert.opponent=genius"], "expert.opponent names 'genius'"),
         (["expert.samples=1"], "expert.z > 0 needs expert.samples >= 2"),
         (["expert.holdout=0.9"], "expert.holdout must be from 0 to 0.5"),
-        (["init=nowhere.zip"], "init must be shipped or a MaskablePPO checkpoint file"),
+        (["init=nowhere.zip"], "init must be shipped or a checkpoint file"),
         (["expert.objective=moves"], "expert.objective must be one of choice, gains, not 'moves'"),
         (["expert.gain_scale=0"], "expert.gain_scale must be > 0"),
     ],
@@ -311,7 +310,7 @@ def test_the_gains_objective_learns_the_move_the_search_values_beyond_the_bonus(
         c = tiny(
             tmp_path, "expert.rounds=1", "expert.objective=gains", "expert.epochs=40", *settings
         )
-        policy = load_model(distil(c, 1, labels, tmp_path / f"b{bonus}.zip")[0]).policy
+        policy = load_network(distil(c, 1, labels, tmp_path / f"b{bonus}.zip")[0]).policy
         with torch.no_grad():
             logits = policy_heads(policy, torch.as_tensor(labels.observations[rows]))[0]
         return logits.masked_fill(~torch.as_tensor(labels.masks[rows]), -1e9).argmax(1).numpy()

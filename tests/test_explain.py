@@ -45,7 +45,7 @@ def test_the_networks_probabilities_are_sb3s_masked_distribution_and_its_value_t
     said = shipped.explain(obs, mask, game=env.game)
     legal = np.flatnonzero(mask)
     assert said.moves == tuple(legal) and said.margins is None
-    policy = shipped.model.policy
+    policy = shipped.policy
     with torch.no_grad():
         tensor = torch.as_tensor(obs[None, :].astype(np.float32))
         probs = policy.get_distribution(tensor, action_masks=mask[None, :]).distribution.probs

@@ -556,9 +556,9 @@ def test_a_damaged_checkpoint_says_what_to_give_instead(tmp_path, capsys):
         zipfile.ZipFile(path, "w") as o,
     ):
         for name in z.namelist():
-            o.writestr(name, b"" if name == "policy.pth" else z.read(name))
+            o.writestr(name, b"" if name == "policy.pt" else z.read(name))
     err = fails([*EVAL, "--agents", str(path), "random", "--deals", "1"], capsys)
-    assert f"{path}: not a MaskablePPO checkpoint" in err
+    assert f"{path}: its policy.pt is not a torch file of tensors" in err
     assert "give a checkpoint that crates train wrote" in err
 
 

@@ -3,18 +3,22 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents import PolicyAgent, Table, make_agent, shipped_network
+from agents.checkpoints import CHECKPOINT_FILE, WEIGHTS_FILE, TableRecord, read_checkpoint
 from crates_env.env import raw_env
 from crates_env.rules import make_ruleset
 from train.cli import main
+from train.convert import decisions
 
 ROOT = Path(__file__).resolve().parent.parent
 # the 4-player tables with a shipped network
@@ -34,6 +38,9 @@ SHIPPED = {
     "train/configs/strong.yaml": "configs/strong.yaml",
     "train/configs/crates_4p.yaml": "configs/crates_4p.yaml",
 }
+# each shipped network's choice at train.convert's decisions of its table, recorded with SB3's
+# loader before the networks were converted to the package's own format (agents.checkpoints)
+EXPECTED_ACTIONS = Path(__file__).with_name("shipped_actions.json")
 
 
 @pytest.mark.parametrize("preset", NETWORK_PRESETS)
@@ -135,3 +142,26 @@ def test_a_missing_shipped_file_names_it():
 
     with pytest.raises(ValueError, match="the nothing is missing: agents has no data/nothing"):
         package_file("agents", "data/nothing.zip", "the nothing")
+
+
+@pytest.mark.parametrize("preset", NETWORK_PRESETS)
+def test_each_shipped_network_chooses_as_recorded(preset):
+    """The network's most likely legal move at fixed decisions is the one recorded before the
+    shipped files changed format: the same weights, read the new way."""
+    rules = make_ruleset(preset, 4)
+    observations, masks = decisions(TableRecord.of(rules))
+    agent = PolicyAgent(shipped_network(rules), auto_announce=False)
+    logits = agent._logits(observations, masks)
+    logits[~masks] = -np.inf
+    expected = json.loads(EXPECTED_ACTIONS.read_text())[preset]
+    assert logits.argmax(axis=1).tolist() == expected
+
+
+def test_the_shipped_networks_are_the_network_alone_and_small_together():
+    """Package data that scales (issue 51): no optimizer state, at most 12 MB for all."""
+    files = [ROOT / source for shipped, source in SHIPPED.items() if shipped.endswith(".zip")]
+    for path in files:
+        with zipfile.ZipFile(path) as z:
+            assert z.namelist() == [CHECKPOINT_FILE, WEIGHTS_FILE], path
+        assert read_checkpoint(path).training == {}
+    assert sum(path.stat().st_size for path in files) <= 12_000_000

@@ -13,6 +13,8 @@
   - ``rllib`` and ``rllib_runner``: training on Ray RLlib (the optional extra ``ray``);
   - ``metrics``: what a finished training game says, as TensorBoard scalars;
   - ``files``: a run's files, written whole or not at all;
+  - ``convert``: a network to play or ship (no optimizer state), and sb3-contrib zips read
+    without unpickling;
   - ``progress``: progress lines for the phases without a bar;
   - ``workers``: worker processes that die with their parent, the cores they share;
 - ``train.evaluation``: duplicate-deal evaluation, its statistics, reports and curves; it uses

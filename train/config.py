@@ -218,10 +218,10 @@ class TrainConfig:
         default_factory=lambda: WarmStartConfig(teacher="heuristic", games=300)
     )
     expert: ExpertConfig = field(default_factory=ExpertConfig)
-    # A MaskablePPO checkpoint whose weights start a new run (instead of a fresh network and
-    # its warm start: a config that gives init and no warm_start.teacher clones nobody);
-    # expert iteration's PPO refinement starts from each round's network. "shipped" is the
-    # network the package ships for this table.
+    # A checkpoint (agents.checkpoints) whose weights start a new run (instead of a fresh
+    # network and its warm start: a config that gives init and no warm_start.teacher clones
+    # nobody); expert iteration's PPO refinement starts from each round's network. "shipped" is
+    # the network the package ships for this table.
     init: str = ""
     # A network remembers the table it learned at (agents.checkpoints) and init refuses one of
     # another table unless this says so: a kreights network may start from the crates one
@@ -622,7 +622,7 @@ def _check_values(c: TrainConfig) -> None:
             f"warm_start.opponent names {c.warm_start.opponent!r}; valid: {', '.join(AGENT_NAMES)}"
         )
     if c.init and c.init != "shipped" and not Path(c.init).is_file():
-        raise ValueError(f"init must be shipped or a MaskablePPO checkpoint file, not {c.init!r}")
+        raise ValueError(f"init must be shipped or a checkpoint file, not {c.init!r}")
     if c.init_other_table and not c.init:
         raise ValueError("init_other_table: true needs init, the network to start from")
     if c.init and c.warm_start.teacher:
@@ -694,8 +694,7 @@ def _check_expert(c: TrainConfig) -> None:
         raise ValueError(f"expert.opponent names {ex.opponent!r}; valid: {', '.join(AGENT_NAMES)}")
     if ex.base not in ("heuristic", "shipped") and not Path(ex.base).is_file():
         raise ValueError(
-            f"expert.base must be heuristic, shipped or a MaskablePPO checkpoint file, not "
-            f"{ex.base!r}"
+            f"expert.base must be heuristic, shipped or a checkpoint file, not {ex.base!r}"
         )
     if ex.deepen_on not in ("spread", "gain"):
         raise ValueError(f"expert.deepen_on must be spread or gain, not {ex.deepen_on!r}")

@@ -13,9 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from crates_env.files import atomic_write, write_atomically
-
-FIXED_DATE = (1980, 1, 1, 0, 0, 0)  # zip's earliest date, for archives that compare by bytes
+from crates_env.files import FIXED_DATE, atomic_write, write_atomically
 
 __all__ = ["atomic_write", "load_arrays", "save_arrays", "write_atomically"]
 

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import sys
@@ -33,14 +34,20 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam
 
 from agents import Table
-from agents.checkpoints import TableRecord, check_table, write_table
+from agents.checkpoints import (
+    TableRecord,
+    check_table,
+    first_line,
+    load_network,
+    resume_training,
+    save_training,
+)
 from agents.networks import (
     CountsExtractor,
     PrivilegedCriticPolicy,
     count_views,
     untrained_policy,
 )
-from agents.policy import first_line, load_model
 from agents.shipped import SHIPPED, shipped_network
 from crates_env.actions import NUM_ACTIONS
 from crates_env.rules import Ruleset
@@ -267,7 +274,7 @@ def new_model(config: TrainConfig, vec: SelfPlayVecEnv) -> MaskablePPO:
         start = checkpoint_of(config.init, config.ruleset())
         check_table(start, TableRecord.of(config.ruleset()), config.init_other_table)
         try:
-            model.policy.load_state_dict(widened(load_model(start).policy, model.policy))
+            model.policy.load_state_dict(widened(load_network(start).policy, model.policy))
         except RuntimeError:  # torch: the layers do not match
             raise ValueError(
                 f"init {start} is not a network of this run's shape (net_arch {config.net_arch}, "
@@ -300,8 +307,8 @@ def checkpoint_of(spec: str, rules: Ruleset) -> Path:
 def resume_model(config: TrainConfig, vec: SelfPlayVecEnv, snapshots: list[dict]) -> MaskablePPO:
     """The run's last checkpoint on the run's games, its frozen ``snapshots`` back in the
     pool."""
-    model = load_model(config.run_dir / LATEST, env=vec)
-    model.tensorboard_log = str(config.run_dir / "tb")  # the checkpoint remembers where it was
+    model = new_model(dataclasses.replace(config, init=""), vec)  # init's weights give way
+    resume_training(model, config.run_dir / LATEST, config.ruleset())
     for weights in snapshots:
         vec.add_snapshot(weights)
     return model
@@ -455,11 +462,7 @@ def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
 def atomic_save_model(model: MaskablePPO, path: Path, rules: Ruleset) -> None:
     """The checkpoint, with the table it learned at (``agents.checkpoints``), atomically."""
 
-    def save(tmp: Path) -> None:
-        model.save(tmp)
-        write_table(tmp, TableRecord.of(rules))
-
-    write_atomically(path, save)
+    write_atomically(path, functools.partial(save_training, model, rules=rules))
 
 
 def remove_unlisted_snapshots(run_dir: Path, listed: list[str]) -> None:
