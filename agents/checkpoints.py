@@ -38,7 +38,7 @@ import json
 import re
 import struct
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,8 +47,9 @@ import numpy as np
 
 from crates_env.actions import NUM_ACTIONS
 from crates_env.files import FIXED_DATE
-from crates_env.observation import LAYOUT_NAME, LAYOUT_VERSION
+from crates_env.observation import LAYOUT_VERSION, SEAT_LAYOUT
 from crates_env.rules import SCHEDULE_OPTIONS, Ruleset
+from crates_env.table_observation import LAYOUT_VERSIONS
 
 FORMAT = 1  # what a checkpoint holds: raise it whenever that changes
 CHECKPOINT_FILE = "crates_checkpoint.json"
@@ -275,7 +276,7 @@ class Checkpoint:
 
     architecture: Architecture
     tables: tuple[TableRecord, ...]
-    layout: tuple[str, int] = (LAYOUT_NAME, LAYOUT_VERSION)  # the observation it reads
+    layout: tuple[str, int] = (SEAT_LAYOUT, LAYOUT_VERSION)  # the observation it reads
     training: dict[str, int] = field(default_factory=dict, hash=False)  # TRAINING_KEYS
     has_optimizer: bool = False
 
@@ -294,11 +295,12 @@ class Checkpoint:
         package's either way."""
         if not other_table and table not in self.tables:
             return f"it learned {self.learned()}, and this table is {table}"
-        if self.layout != (LAYOUT_NAME, LAYOUT_VERSION):
-            (name, version), now = self.layout, (LAYOUT_NAME, LAYOUT_VERSION)
+        name, version = self.layout
+        if LAYOUT_VERSIONS.get(name) != version:
+            written = ", ".join(f"{n} {v}" for n, v in LAYOUT_VERSIONS.items())
             return (
-                f"it reads observation layout {version} ({name}), and this package writes "
-                f"layout {now[1]} ({now[0]})"
+                f"it reads observation layout {name} {version}, and this package writes "
+                f"layouts {written}"
             )
         return ""
 
@@ -399,15 +401,23 @@ def check_table(path: str | Path, table: TableRecord, other_table: bool = False)
     read_checkpoint(path).check(path, table, other_table)
 
 
-def resume_training(model: Any, path: str | Path, rules: Ruleset) -> None:
-    """Continue a run at the table of ``rules``: the weights, the optimizer's state and the step
-    count of the checkpoint at ``path`` into ``model`` (a MaskablePPO built from the run's
-    config, ``train.ppo``); ValueError naming the file if it is not a run's checkpoint of the
-    model's network at that table."""
+def resume_training(
+    model: Any, path: str | Path, tables: Sequence[Ruleset], layout: str = SEAT_LAYOUT
+) -> None:
+    """Continue a run at the tables of ``tables`` (read in ``layout``): the weights, the
+    optimizer's state and the step count of the checkpoint at ``path`` into ``model`` (a
+    MaskablePPO built from the run's config, ``train.ppo``); ValueError naming the file if it is
+    not a run's checkpoint of the model's network at those tables."""
     path = Path(path)
     with _opened(path) as archive:
         checkpoint = _checkpoint(archive, path)
-        checkpoint.check(path, TableRecord.of(rules))
+        for rules in tables:
+            checkpoint.check(path, TableRecord.of(rules))
+        if checkpoint.layout[0] != layout:
+            raise ValueError(
+                f"{path}: its network reads the {checkpoint.layout[0]} layout, and this run's "
+                f"observation is {layout}"
+            )
         built = Architecture.of(model.policy)
         if checkpoint.architecture != built:
             raise ValueError(
@@ -442,11 +452,17 @@ def save_checkpoint(
     tables: Iterable[TableRecord],
     optimizer: Any = None,
     training: dict[str, int] | None = None,
+    layout: str = SEAT_LAYOUT,
 ) -> None:
     """Write ``policy`` (one this package builds: ``Architecture.of``) as a checkpoint of the
-    ``tables`` it learned at ``path``; with a run's ``optimizer`` and ``training`` counts
-    (``TRAINING_KEYS``) when it is to be resumed."""
-    checkpoint = Checkpoint(Architecture.of(policy), tuple(tables), training=dict(training or {}))
+    ``tables`` it learned, reading ``layout``, at ``path``; with a run's ``optimizer`` and
+    ``training`` counts (``TRAINING_KEYS``) when it is to be resumed."""
+    checkpoint = Checkpoint(
+        Architecture.of(policy),
+        tuple(tables),
+        (layout, LAYOUT_VERSIONS[layout]),
+        training=dict(training or {}),
+    )
     members = {
         CHECKPOINT_FILE: checkpoint.to_json().encode(),
         WEIGHTS_FILE: _torch_bytes({k: v.detach().cpu() for k, v in policy.state_dict().items()}),
@@ -459,11 +475,15 @@ def save_checkpoint(
             archive.writestr(info, data, zipfile.ZIP_DEFLATED)
 
 
-def save_training(model: Any, path: str | Path, rules: Ruleset) -> None:
-    """A run's checkpoint of ``model`` (a MaskablePPO) at the table of ``rules``: its network,
-    its optimizer's state and its step count, all that ``resume_training`` needs."""
+def save_training(
+    model: Any, path: str | Path, tables: Sequence[Ruleset], layout: str = SEAT_LAYOUT
+) -> None:
+    """A run's checkpoint of ``model`` (a MaskablePPO) at the tables of ``tables``, reading
+    ``layout``: its network, its optimizer's state and its step count, all that
+    ``resume_training`` needs."""
     training = {"num_timesteps": int(model.num_timesteps), "n_updates": int(model._n_updates)}
-    save_checkpoint(path, model.policy, [TableRecord.of(rules)], model.policy.optimizer, training)
+    records = [TableRecord.of(rules) for rules in tables]
+    save_checkpoint(path, model.policy, records, model.policy.optimizer, training, layout)
 
 
 def first_line(exc: BaseException, limit: int = 120) -> str:

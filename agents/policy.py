@@ -14,6 +14,7 @@ import numpy as np
 
 from crates_env.actions import ANNOUNCE, NUM_ACTIONS
 from crates_env.game import Game
+from crates_env.table_observation import TABLE_LAYOUT, TableObserver
 
 from .base import Agent, Explanation, Games, Table, forced_moves
 from .checkpoints import Network, TableRecord, load_network
@@ -52,8 +53,10 @@ class PolicyAgent(Agent):
         version = self.path.stat().st_mtime_ns if self.path.is_file() else None
         self.network = _shared_network(self.path.resolve(), version, device)
         self.policy = self.network.policy
+        # a network of the table layout handed this table's seat layout widens it itself
+        self._view = None
         if table is not None:
-            _check_table(self.network, self.path, table, other_table)
+            self._view = _check_table(self.network, self.path, table, other_table)
 
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None
@@ -69,8 +72,9 @@ class PolicyAgent(Agent):
 
     @property
     def _group(self) -> tuple:
-        """Agents of one loaded model decide together (one forward pass)."""
-        return ("policy", id(self.policy), self.deterministic, self.auto_announce)
+        """Agents of one loaded model (and one table, where they widen what they see) decide
+        together (one forward pass)."""
+        return ("policy", id(self.policy), id(self._view), self.deterministic, self.auto_announce)
 
     @classmethod
     def _act_group(cls, agents, observations, masks, games=None) -> np.ndarray:
@@ -84,6 +88,8 @@ class PolicyAgent(Agent):
                 f"got {obs.shape} and {masks.shape}"
             )
         first = agents[0]
+        if first._view is not None:
+            obs = first._view.widen(obs)
         # The network sees only the rows with a choice: about half of a search's rollout
         # positions are a forced draw or pass, and "one card" is called without asking it.
         actions, asks = forced_moves(masks)
@@ -111,6 +117,8 @@ class PolicyAgent(Agent):
         the seat cannot know its input). It needs neither the game nor a search (``game=``,
         ``search=``, which the protocol passes every agent)."""
         obs = np.asarray(observation, dtype=np.float32)[None, :]
+        if self._view is not None:
+            obs = self._view.widen(obs)
         mask = np.asarray(action_mask, dtype=bool)
         legal = np.flatnonzero(mask)
         logits = self._logits(obs, mask[None, :])[0, legal]
@@ -164,13 +172,21 @@ def _shared_network(path: Path, version: int | None, device: str) -> Network:
     return load_network(path, device)
 
 
-def _check_table(network: Network, path: Path, table: Table, other_table: bool) -> None:
+def _check_table(network: Network, path: Path, table: Table, other_table: bool) -> Any:
     """The network must read this table's observations and (unless ``other_table``) have
-    learned it (``Checkpoint.check``)."""
+    learned it (``Checkpoint.check``). Returns the table layout's observer where the network
+    reads it and the table hands out the seat layout (it widens each vector), else None."""
     observed = network.checkpoint.architecture.actor_inputs
-    if observed != table.obs_size:
+    view = None
+    if network.checkpoint.layout[0] == TABLE_LAYOUT:
+        view = table.derived(TABLE_LAYOUT, lambda t: TableObserver(t.ruleset))
+        if table.obs_size == view.size:  # a table-layout env's own vectors
+            view = None
+    given = table.obs_size if view is None else view.size
+    if observed != given:
         raise ValueError(
             f"{path}: the network observes {observed} values, but this table "
-            f"({table.preset}, {table.num_players} players) gives {table.obs_size}"
+            f"({table.preset}, {table.num_players} players) gives {given}"
         )
     network.checkpoint.check(path, TableRecord.of(table.ruleset), other_table)
+    return view

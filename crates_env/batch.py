@@ -24,11 +24,12 @@ import numpy as np
 
 from .actions import NUM_ACTIONS, action_name
 from .game import Game, new_game
+from .observation import SEAT_LAYOUT
 from .payouts import Payouts, final_standing, legal_mask
 from .rules import Ruleset, make_ruleset
 from .settings import EnvSettings, next_game_rng
 from .state import HAND_ENDINGS, HandScore
-from .table_observation import SEAT_LAYOUT, make_observer
+from .table_observation import make_observer
 
 
 class GameBatch(ABC):

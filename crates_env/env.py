@@ -21,12 +21,13 @@ from . import register_gymnasium
 from .actions import NUM_ACTIONS, action_name, parse_action, random_legal_action
 from .cards import SUIT_SYMBOLS, SUITS, card_code, pretty
 from .game import Game, HandResult, new_game
+from .observation import SEAT_LAYOUT
 from .payouts import Payouts, legal_mask
 from .render.table import DECISION_WORDS, EventCursor, game_result, table_snapshot
 from .rules import Ruleset, int_value, make_ruleset
 from .settings import EnvSettings, finite_number, next_game_rng, one_of
 from .state import HAND_ENDINGS
-from .table_observation import SEAT_LAYOUT, make_observer
+from .table_observation import make_observer
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 ILLEGAL_MODES = ("raise", "terminate")

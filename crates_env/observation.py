@@ -72,8 +72,9 @@ _ENCODED = (
 # The layout's name and version, which a trained network records beside its tables
 # (agents.checkpoints): a network reads its inputs by position, so one trained on an older layout
 # must not be played on a newer one. Bump the version whenever a slice is added, removed, resized,
-# rescaled or reads something else (tests/test_checkpoints.py pins the slices of each version).
-LAYOUT_NAME = "seat"  # each seat's own slices, sized for this table's players
+# rescaled or reads something else (tests/test_checkpoints.py pins the slices of each version);
+# the table layout (crates_env.table_observation) is made of this one and bumps its own with it.
+SEAT_LAYOUT = "seat"  # each seat's own slices, sized for this table's players
 LAYOUT_VERSION = 1
 CLIP = 10.0  # scaled features are clipped to [-CLIP, CLIP]
 STOCK_SEEN = 4  # the hidden-state vector shows this many cards off the top of the stock
@@ -83,7 +84,7 @@ class Observer:
     """Builds observation vectors for one ruleset, from a seat's :class:`PublicView`: the seat
     layout (``crates_env.table_observation`` widens it into the table layout)."""
 
-    name = "seat"
+    name = SEAT_LAYOUT
     version = LAYOUT_VERSION
 
     def __init__(self, rules: Ruleset) -> None:

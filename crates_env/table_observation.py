@@ -28,7 +28,7 @@ import numpy as np
 from .cards import JOKER, NUM_KINDS, rank_of
 from .crates import play_masks
 from .game import Game
-from .observation import CLIP, SLICES, Observer
+from .observation import CLIP, LAYOUT_VERSION, SEAT_LAYOUT, SLICES, Observer
 from .rules import (
     ADJUNCT_PRESETS,
     PLAYER_COUNTS,
@@ -47,9 +47,12 @@ from .rules import (
 )
 from .view import PublicView
 
-SEAT_LAYOUT, TABLE_LAYOUT = "seat", "table"
+TABLE_LAYOUT = "table"
 OBSERVATIONS = (SEAT_LAYOUT, TABLE_LAYOUT)  # the layouts an env writes (``observation=``)
+# Bump it whenever a table_* feature changes, and whenever the seat layout's version does.
 TABLE_LAYOUT_VERSION = 1
+# Each layout's version in this package: what a network's checkpoint must record to be played.
+LAYOUT_VERSIONS = {SEAT_LAYOUT: LAYOUT_VERSION, TABLE_LAYOUT: TABLE_LAYOUT_VERSION}
 # Every table's per-seat slices have this many slots: the most players any preset seats (so
 # every table has the layout, craits' 7 to 12 players included).
 TABLE_SEATS = max(counts.stop - 1 for counts in PLAYER_COUNTS.values())

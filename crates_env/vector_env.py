@@ -30,9 +30,10 @@ from gymnasium.vector.utils import batch_space
 from .actions import NUM_ACTIONS
 from .batch import GameBatch, ReferenceGames
 from .engine_choice import ENGINES, game_batch
+from .observation import SEAT_LAYOUT
 from .rules import int_value
 from .settings import finite_number, one_of
-from .table_observation import SEAT_LAYOUT, make_observer
+from .table_observation import make_observer
 from .view import PublicView
 from .wrappers import Opponent, Resetting, check_learner_seat, seat_opponents
 

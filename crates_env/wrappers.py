@@ -15,9 +15,10 @@ import gymnasium as gym
 import numpy as np
 
 from .env import RENDER_MODES, UniformRandom, play_seats, raw_env, step_info
+from .observation import SEAT_LAYOUT
 from .rules import int_value
 from .settings import finite_number, one_of
-from .table_observation import SEAT_LAYOUT, make_observer
+from .table_observation import make_observer
 
 
 @runtime_checkable

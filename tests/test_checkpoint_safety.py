@@ -98,7 +98,7 @@ def tiny(tmp_path_factory):
     finally:
         vec.close()
     new, old = folder / "new.zip", folder / "old.zip"
-    atomic_save_model(model, new, config.ruleset())
+    atomic_save_model(model, new, config)
     model.save(old)
     table = {"preset": "crates", "num_players": 4, "options": {}, "layout_version": 1}
     with zipfile.ZipFile(old, "a") as archive:
@@ -161,7 +161,7 @@ def test_a_pickled_callable_in_the_weights_or_the_optimizer_is_refused(tiny, tmp
         model = new_model(tiny.config, vec)
     finally:
         vec.close()
-    message = _refused(evil, marker, lambda p: resume_training(model, p, tiny.config.ruleset()))
+    message = _refused(evil, marker, lambda p: resume_training(model, p, tiny.config.rulesets()))
     assert "its optimizer.pt holds more than tensors" in message
 
 
@@ -271,7 +271,7 @@ def test_an_optimizer_larger_than_its_network_needs_is_refused_unread(tiny, tmp_
     finally:
         vec.close()
     message = _refused(
-        bomb, tmp_path / "never", lambda p: resume_training(model, p, tiny.config.ruleset())
+        bomb, tmp_path / "never", lambda p: resume_training(model, p, tiny.config.rulesets())
     )
     assert "its optimizer.pt would inflate to 1,073,741,824 bytes" in message
 

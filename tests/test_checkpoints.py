@@ -24,7 +24,7 @@ from agents.checkpoints import (
 )
 from agents.shipped import shipped_network, shipped_tables
 from crates_env.env import raw_env
-from crates_env.observation import LAYOUT_NAME, LAYOUT_VERSION, SLICES
+from crates_env.observation import LAYOUT_VERSION, SEAT_LAYOUT, SLICES
 from crates_env.rules import make_ruleset
 from train.cli import main
 from train.config import load_config
@@ -59,7 +59,7 @@ def _network(tmp_path, preset: str, name: str = "net.zip", **rules):
     finally:
         vec.close()
     path = tmp_path / name
-    atomic_save_model(model, path, config.ruleset())
+    atomic_save_model(model, path, config)
     return path, model
 
 
@@ -90,7 +90,7 @@ def test_a_saved_network_records_its_tables_architecture_and_layout(tmp_path):
     assert checkpoint.tables == (TableRecord("kreights", 4, {}),)
     assert checkpoint.tables[0].schedule == {"deal_schedule": [3, 2]}  # recorded, not the table
     assert checkpoint.architecture == Architecture(284, (8,), "tanh", 63)
-    assert checkpoint.layout == (LAYOUT_NAME, LAYOUT_VERSION) == ("seat", 1)
+    assert checkpoint.layout == (SEAT_LAYOUT, LAYOUT_VERSION) == ("seat", 1)
     assert checkpoint.training == {"num_timesteps": 0, "n_updates": 0}
     with zipfile.ZipFile(path) as z:  # a run's checkpoint: the optimizer too, to resume
         assert z.namelist() == [CHECKPOINT_FILE, WEIGHTS_FILE, OPTIMIZER_FILE]
@@ -181,7 +181,10 @@ def test_another_tables_network_plays_here_only_when_asked(tmp_path):
         make_agent(f"search:base={network},other_table=yes", kreights)
     path, _ = _network(tmp_path, "crates")
     path = _edited(path, "newer.zip", observation={"name": "seat", "version": LAYOUT_VERSION + 1})
-    with pytest.raises(ValueError, match=f"reads observation layout {LAYOUT_VERSION + 1}"):
+    with pytest.raises(
+        ValueError,
+        match=f"reads observation layout seat {LAYOUT_VERSION + 1}, and this package writes",
+    ):
         PolicyAgent(path, table=kreights, other_table=True)
 
 
@@ -204,15 +207,15 @@ def test_a_network_plays_its_table_at_any_length_of_game():
 def test_a_network_of_another_layout_is_refused(tmp_path):
     path, _ = _network(tmp_path, "crates")
     newer = _edited(path, "newer.zip", observation={"name": "seat", "version": LAYOUT_VERSION + 1})
-    with pytest.raises(ValueError, match=f"reads observation layout {LAYOUT_VERSION + 1} .seat."):
+    written = f"this package writes layouts seat {LAYOUT_VERSION}, table 1"
+    with pytest.raises(ValueError, match=f"reads observation layout seat 2, and {written}"):
         PolicyAgent(newer, table=_table("crates"))
     other = _edited(path, "other.zip", observation={"name": "tables", "version": LAYOUT_VERSION})
-    with pytest.raises(ValueError, match=f"reads observation layout {LAYOUT_VERSION} .tables."):
+    with pytest.raises(ValueError, match=f"reads observation layout tables 1, and {written}"):
         PolicyAgent(other, table=_table("crates"))
-    with pytest.raises(
-        ValueError, match=r"observes 284 values, but this table \(crates, 3 players\)"
-    ):
-        PolicyAgent(path, table=_table("crates", 3))
+    wide = _edited(path, "wide.zip", observation={"name": "table", "version": 1})
+    with pytest.raises(ValueError, match=r"observes 284 values, but this table .* gives 1085"):
+        PolicyAgent(wide, table=_table("crates"))  # the record and the weights disagree
 
 
 def test_a_damaged_record_is_named(tmp_path):

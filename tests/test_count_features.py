@@ -65,7 +65,7 @@ def test_a_plain_network_starts_a_count_features_run_playing_exactly_as_before(t
     model = start_model(wide, wide.init)
     assert isinstance(model.policy.features_extractor, CountsExtractor)
     path = tmp_path / "wide.zip"
-    atomic_save_model(model, path, wide.ruleset())
+    atomic_save_model(model, path, wide)
     env = raw_env(**plain.env_kwargs())
     env.reset(seed=11)
     before, after = PolicyAgent(plain.run_dir / LATEST), PolicyAgent(path)

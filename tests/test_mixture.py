@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from crates_env import crates_v0
 from crates_env.rules import make_ruleset
 from crates_env.table_observation import COVERED_TABLES, TableObserver
 from train.config import load_config
@@ -91,3 +92,37 @@ def test_a_mixture_batch_plays_each_table_as_its_own_batch_does():
         assert [bool(i) for i in infos] == [bool(i) for s in steps for i in s[3]]
         ended += int(dones.sum())
     assert ended >= 2
+
+
+def test_a_mixture_run_makes_a_network_of_its_tables(tmp_path, one_torch_thread):
+    """crates train over two tables: its checkpoint records both and the table layout; the
+    network plays at each (handed the seat layout, it widens it) and is refused at any other
+    table, naming the ones it learned; --resume continues the run."""
+    from agents import PolicyAgent, Table
+    from agents.checkpoints import read_checkpoint
+    from tests.test_train import TINY
+    from train.ppo import train
+
+    overrides = [*TINY, *TWO, "num_envs=4", "rules={max_hands: 2}", f"runs_dir={tmp_path}"]
+    path = train(load_config("configs/default.yaml", overrides))
+    checkpoint = read_checkpoint(path)
+    assert [(t.preset, t.num_players) for t in checkpoint.tables] == [
+        ("crates", 3),
+        ("zimbabwe", 5),
+    ]
+    assert checkpoint.layout == ("table", 1)
+    for preset, n in (("crates", 3), ("zimbabwe", 5)):
+        table = Table.from_rules(preset, n, max_hands=2)
+        agent = PolicyAgent(path, table=table)
+        env = crates_v0.env(preset=preset, num_players=n, max_hands=2)
+        env.reset(seed=1)
+        obs = env.observe(env.agent_selection)
+        action = agent.act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][action]
+    with pytest.raises(
+        ValueError,
+        match="learned 3-player crates and 5-player zimbabwe, and this table is 4-player crates",
+    ):
+        PolicyAgent(path, table=Table.from_rules("crates", 4, max_hands=2))
+    more = load_config("configs/default.yaml", [*overrides, "total_steps=128"])
+    assert read_checkpoint(train(more, resume=True)).training["num_timesteps"] >= 128

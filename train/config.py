@@ -237,6 +237,10 @@ class TrainConfig:
         """The table's rules (ValueError for a bad preset, player count or rule)."""
         return rules_of(self.preset, self.num_players, self.rules)
 
+    def rulesets(self) -> list[Ruleset]:
+        """The rules of every table the run plays (``played_tables``), in order."""
+        return [rules_of(preset, n, self.rules) for preset, n in self.played_tables()]
+
     def env_kwargs(self) -> dict[str, Any]:
         """The environment of the run's table (the first of a mixture)."""
         return self.table_kwargs()[0]

@@ -78,7 +78,9 @@ def convert(source: Path, dest: Path, verify: bool = False) -> Network:
         )
 
     def write(tmp: Path) -> None:
-        save_checkpoint(tmp, network.policy, network.checkpoint.tables)
+        save_checkpoint(
+            tmp, network.policy, network.checkpoint.tables, layout=network.checkpoint.layout[0]
+        )
 
     write_atomically(dest, write)
     return load_network(dest)

@@ -239,7 +239,7 @@ def distil(
         gains=gains,
     )
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_save_model(model, path, config.ruleset())
+    atomic_save_model(model, path, config)
     report = {
         "positions": len(labels),
         "searched": int(labels.searched.sum()),

@@ -272,7 +272,8 @@ def new_model(config: TrainConfig, vec: SelfPlayVecEnv) -> MaskablePPO:
     )
     if config.init:
         start = checkpoint_of(config.init, config.ruleset())
-        check_table(start, TableRecord.of(config.ruleset()), config.init_other_table)
+        for rules in config.rulesets():
+            check_table(start, TableRecord.of(rules), config.init_other_table)
         try:
             model.policy.load_state_dict(widened(load_network(start).policy, model.policy))
         except RuntimeError:  # torch: the layers do not match
@@ -308,7 +309,7 @@ def resume_model(config: TrainConfig, vec: SelfPlayVecEnv, snapshots: list[dict]
     """The run's last checkpoint on the run's games, its frozen ``snapshots`` back in the
     pool."""
     model = new_model(dataclasses.replace(config, init=""), vec)  # init's weights give way
-    resume_training(model, config.run_dir / LATEST, config.ruleset())
+    resume_training(model, config.run_dir / LATEST, config.rulesets(), config.observation)
     for weights in snapshots:
         vec.add_snapshot(weights)
     return model
@@ -426,7 +427,7 @@ class CheckpointAndEvalCallback(BaseCallback):
 
     def save(self) -> None:
         self.check_finite()  # a diverged policy never replaces the last good checkpoint
-        atomic_save_model(self.model, self.run_dir / LATEST, self.config.ruleset())
+        atomic_save_model(self.model, self.run_dir / LATEST, self.config)
         self.state["last_checkpoint"] = self.num_timesteps
         self.state["num_timesteps"] = self.num_timesteps
         atomic_write(self.run_dir / STATE, json.dumps(self.state, indent=2))
@@ -444,7 +445,7 @@ class CheckpointAndEvalCallback(BaseCallback):
         if score > self.state.get("best_score", -float("inf")):
             self.state["best_score"] = score
             self.state["best_step"] = self.num_timesteps
-            atomic_save_model(self.model, self.run_dir / BEST, self.config.ruleset())
+            atomic_save_model(self.model, self.run_dir / BEST, self.config)
         self.save()
 
 
@@ -459,10 +460,13 @@ def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- 4. save
-def atomic_save_model(model: MaskablePPO, path: Path, rules: Ruleset) -> None:
-    """The checkpoint, with the table it learned at (``agents.checkpoints``), atomically."""
-
-    write_atomically(path, functools.partial(save_training, model, rules=rules))
+def atomic_save_model(model: MaskablePPO, path: Path, config: TrainConfig) -> None:
+    """The checkpoint, with the tables it learned at and the layout it reads
+    (``agents.checkpoints``), atomically."""
+    save = functools.partial(
+        save_training, model, tables=config.rulesets(), layout=config.observation
+    )
+    write_atomically(path, save)
 
 
 def remove_unlisted_snapshots(run_dir: Path, listed: list[str]) -> None:
