@@ -2,9 +2,11 @@
 regular, ``pip install --user``, ``--target``): files of the installed packages, read with
 ``importlib.resources``.
 
-- the trained networks (``agents/data/<preset>_<players>p.zip``, each recording the tables it
-  learned, ``agents.checkpoints``, and holding no optimizer state): the agent named ``shipped``
-  is the network of the table at hand (``crates eval --preset P --agents shipped heuristic``,
+- the trained networks (``agents/data/*.zip``, each recording the tables it learned,
+  ``agents.checkpoints``, and holding no optimizer state) and their index
+  (``agents/data/shipped.json``: each table's network, the best measured there,
+  docs/model_card.md): the agent named ``shipped`` is the network the index gives the table at
+  hand (``crates eval --preset P --players N --agents shipped heuristic``,
   ``search:base=shipped``);
 - the training configs (``train/configs/*.yaml``; ``crates train`` reads ``default.yaml``
   unless given ``--config``).
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import json
 from importlib import resources
 from pathlib import Path
 
@@ -25,7 +28,8 @@ from crates_env.rules import Ruleset
 from .checkpoints import TableRecord, read_checkpoint
 
 SHIPPED = "shipped"  # the shipped network's agent name
-NETWORKS = "data"  # the folder of the shipped networks, one per table: docs/model_card.md
+NETWORKS = "data"  # the folder of the shipped networks: docs/model_card.md
+INDEX = "shipped.json"  # in it: {"tables": {"preset:players": file}}, the network of each table
 
 _EXTRACTED = contextlib.ExitStack()  # files of a zipped install, copied out until exit
 atexit.register(_EXTRACTED.close)
@@ -43,30 +47,34 @@ def package_file(package: str, relative: str, what: str) -> Path:
     return _EXTRACTED.enter_context(resources.as_file(resource))
 
 
-def network_name(rules: Ruleset) -> str:
-    """The file name of the shipped network of a table's preset and players."""
-    return f"{rules.preset}_{rules.num_players}p.zip"
+def table_key(preset: str, num_players: int) -> str:
+    """A table's key in the index: ``crates:4``."""
+    return f"{preset}:{num_players}"
+
+
+def shipped_index() -> dict[str, str]:
+    """The index: each table's key -> the file of its network in the package's data."""
+    path = package_file("agents", f"{NETWORKS}/{INDEX}", "the shipped networks' index")
+    try:
+        tables = json.loads(path.read_text())["tables"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: the shipped networks' index is damaged ({exc})") from None
+    return {str(key): str(name) for key, name in tables.items()}
 
 
 def shipped_tables() -> list[TableRecord]:
-    """The tables the package ships a network for."""
-    folder = resources.files("agents").joinpath(NETWORKS)
-    files = sorted(f.name for f in folder.iterdir() if f.name.endswith(".zip"))
-    return [
-        table
-        for name in files
-        for table in read_checkpoint(package_file("agents", f"{NETWORKS}/{name}", name)).tables
-    ]
+    """The tables the package ships a network for, in the index's order."""
+    return [TableRecord(*_players(key)) for key in shipped_index()]
 
 
 def shipped_network(rules: Ruleset) -> Path:
     """The checkpoint of the network the package ships for the table of ``rules``
-    (``PolicyAgent`` plays it); ValueError listing the tables that have one if this one has
-    none."""
+    (``PolicyAgent`` plays it): the index's, once its file says it learned that table (rule
+    options and all); ValueError listing the tables that have one if this one has none."""
     table = TableRecord.of(rules)
-    folder = resources.files("agents").joinpath(NETWORKS)
-    if folder.joinpath(network_name(rules)).is_file():
-        path = package_file("agents", f"{NETWORKS}/{network_name(rules)}", "the shipped network")
+    name = shipped_index().get(table_key(rules.preset, rules.num_players))
+    if name is not None:
+        path = package_file("agents", f"{NETWORKS}/{name}", "the shipped network")
         if not read_checkpoint(path).mismatch(table):
             return path
     have = ", ".join(str(t) for t in shipped_tables()) or "none"
@@ -74,6 +82,11 @@ def shipped_network(rules: Ruleset) -> Path:
         f"no shipped network for {table}: the package ships networks for {have} "
         "(train one for this table: docs/training.md)"
     )
+
+
+def _players(key: str) -> tuple[str, int]:
+    preset, _, players = key.partition(":")
+    return preset, int(players)
 
 
 def has_shipped_network(rules: Ruleset) -> bool:

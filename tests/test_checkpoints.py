@@ -228,12 +228,12 @@ def test_a_damaged_record_is_named(tmp_path):
 def test_shipped_follows_the_table():
     assert make_agent("shipped", _table("crates")).path == shipped_network(CRATES_4)
     assert [str(t) for t in shipped_tables()] == [
-        "4-player chicago1970",
-        "4-player craits",
         "4-player crates",
-        "4-player crazy_eights",
-        "4-player creights",
+        "4-player chicago1970",
         "4-player kreights",
+        "4-player craits",
+        "4-player creights",
+        "4-player crazy_eights",
         "4-player zimbabwe",
     ]
     chicago = make_agent("shipped", _table("chicago1970"))

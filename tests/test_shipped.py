@@ -165,3 +165,21 @@ def test_the_shipped_networks_are_the_network_alone_and_small_together():
             assert z.namelist() == [CHECKPOINT_FILE, WEIGHTS_FILE], path
         assert read_checkpoint(path).training == {}
     assert sum(path.stat().st_size for path in files) <= 12_000_000
+
+
+def test_the_index_gives_each_table_a_network_that_learned_it():
+    """agents/data/shipped.json: every table it names has a file in the package that learned
+    that table (and reads a layout this package writes); a table it does not name has no
+    shipped network, and the message lists those that have one."""
+    from agents.checkpoints import TableRecord, read_checkpoint
+    from agents.shipped import shipped_index, shipped_tables
+    from crates_env.rules import make_ruleset
+
+    index = shipped_index()
+    assert len(index) == len(shipped_tables()) >= 7
+    for key in index:
+        preset, players = key.split(":")
+        path = shipped_network(make_ruleset(preset, int(players)))
+        assert not read_checkpoint(path).mismatch(TableRecord(preset, int(players)))
+    with pytest.raises(ValueError, match=r"no shipped network for 4-player crates \(standig"):
+        shipped_network(make_ruleset("crates", 4, standig_jokers=True))  # another table
