@@ -248,8 +248,8 @@ def test_shipped_follows_the_table():
                 info.value
             )
             assert (
-                "ships networks for 4-player chicago1970, 4-player craits, 4-player crates, "
-                "4-player crazy_eights, 4-player creights, 4-player kreights, 4-player zimbabwe"
+                "ships networks for 4-player crates, 4-player chicago1970, 4-player kreights, "
+                "4-player craits, 4-player creights, 4-player crazy_eights, 4-player zimbabwe"
                 in str(info.value)
             )
 
