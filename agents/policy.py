@@ -58,6 +58,14 @@ class PolicyAgent(Agent):
         if table is not None:
             self._view = _check_table(self.network, self.path, table, other_table)
 
+    def describe(self) -> str:
+        """What the network is, in words: its file, the tables it learned and its layout."""
+        checkpoint = self.network.checkpoint
+        tables = checkpoint.tables
+        learned = checkpoint.learned() if len(tables) <= 3 else f"{len(tables)} tables"
+        name, version = checkpoint.layout
+        return f"{self.path}: a network of {learned} ({name} layout {version})"
+
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None
     ) -> int:

@@ -124,5 +124,9 @@ def test_a_mixture_run_makes_a_network_of_its_tables(tmp_path, one_torch_thread)
         match="learned 3-player crates and 5-player zimbabwe, and this table is 4-player crates",
     ):
         PolicyAgent(path, table=Table.from_rules("crates", 4, max_hands=2))
+    from train.cli.commands import network_lines
+
+    (line,) = network_lines([str(path), "heuristic"], "zimbabwe", 5, {"max_hands": 2})
+    assert line.endswith("a network of 3-player crates and 5-player zimbabwe (table layout 1)")
     more = load_config("configs/default.yaml", [*overrides, "total_steps=128"])
     assert read_checkpoint(train(more, resume=True)).training["num_timesteps"] >= 128

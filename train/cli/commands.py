@@ -46,6 +46,22 @@ def default_agents(preset: str, players: int, rules: dict[str, Any]) -> list[str
     return ["heuristic", "greedy", "random"]
 
 
+def network_lines(specs: list[str], preset: str, players: int, rules: dict[str, Any]) -> list[str]:
+    """What each network among the agents ``specs`` name is (a search's base included): its
+    file, the tables it learned and its layout, one line each."""
+    from agents import PolicyAgent, Table, make_agent
+    from train.config import rules_of
+
+    table = Table.from_rules(rules_of(preset, players, rules))
+    lines = []
+    for spec in dict.fromkeys(specs):
+        agent = make_agent(spec, table, seed=0)
+        network = getattr(agent, "base_policy", agent)
+        if isinstance(network, PolicyAgent):
+            lines.append(f"{spec}: {network.describe()}")
+    return lines
+
+
 def add_ray_argument(p: argparse.ArgumentParser, what: str, cpus: str = "--workers") -> None:
     """``--ray [ADDRESS]``: ``what`` as Ray tasks."""
     p.add_argument(
@@ -286,6 +302,10 @@ def run_eval(args: argparse.Namespace) -> int:
         args, deals=args.deals, workers=args.workers, ray=args.ray, engine=args.engine
     )
     validate(config)
+    for line in network_lines(
+        list(config.agents), config.preset, config.num_players, config.options
+    ):
+        print(line)
     games = len(game_tasks(config))
     if not 0 <= args.replays <= games:
         raise ValueError(f"--replays takes 0..{games} (the games to play), not {args.replays}")
@@ -470,6 +490,8 @@ def run_serve(args: argparse.Namespace) -> int:
         pace=args.pace,
         search=args.explain,
     )
+    for line in network_lines(opponents, args.preset, args.players, rules):
+        print(line)
     serve(Tables(config), host=args.host, port=args.port, open_browser=args.open)
     return 0
 
