@@ -504,7 +504,8 @@ class GameBatch(ABC):
         autoreset, a finished game is no longer stepped."""
         actions = check_ints("actions", actions, (self.num_games,))
         active = self._all if active is None else self._flags("active", active, (self.num_games,))
-        self._check_games(None if active is self._all else np.flatnonzero(active))
+        if not self._holds_all:  # (the list of active games only then: this runs every step)
+            self._check_games(np.flatnonzero(active))
         over = np.flatnonzero(active & self.game_over)
         if not self.autoreset and over.size:
             raise ValueError(

@@ -183,9 +183,9 @@ def next_uint32(row: np.ndarray) -> np.uint32:
     return np.uint32(v & _LOW32)
 
 
-# A draw is rejected with a chance under 1/2, so a valid stream is rejected this many times in
-# a row with a chance under 2**-128: a stream that is, is no PCG64 state (an even increment, as
-# in a row of zeros, can repeat one value for ever), and the rejection loops stop on it.
+# A draw is rejected with a chance under 1/2, so a PCG64 stream is rejected this many times in
+# a row with a chance under 2**-128: a row rejected that often is no PCG64 state (an even
+# increment, as in a row of zeros, can repeat one value for ever), and the loops stop on it.
 REJECTIONS = 128
 NOT_A_STREAM = f"a random stream rejected {REJECTIONS} draws in a row: its row is no PCG64 state"
 

@@ -50,22 +50,23 @@ def validate(config: EvalConfig) -> Table:
 
 def game_tasks(config: EvalConfig) -> list[tuple[int, int, tuple[int, ...]]]:
     """Every game, in the order the results come back: (deal, lineup index, lineup). More
-    deals than ``most_deals`` is a ValueError, before any is listed."""
-    most = most_deals(len(config.agents), config.num_players)
-    if config.deals > most:
-        raise ValueError(
-            f"deals must be from 1 to {most:,} (what this machine's memory holds of the games' "
-            f"records), not {config.deals:,}"
-        )
+    deals than this machine's memory holds the records of is a ValueError, before any is
+    listed."""
+    check_deals(config.deals, len(config.agents), config.num_players)
     seatings = lineups(len(config.agents), config.num_players)
     return [(d, i, lu) for d in range(config.deals) for i, lu in enumerate(seatings)]
 
 
-def most_deals(num_agents: int, num_players: int) -> int:
-    """The most deals of an evaluation whose games' records this machine's memory holds (every
-    record is kept until the report is made)."""
-    games = len(lineups(num_agents, num_players)) * BYTES_A_RECORD
-    return max(1, machine_memory() // games)
+def check_deals(deals: int, num_agents: int, num_players: int, name: str = "deals") -> None:
+    """A ValueError naming ``name`` for more deals of ``num_agents`` at a table of
+    ``num_players`` than this machine's memory holds the games' records of (every record is
+    kept until the report is made)."""
+    most = max(1, machine_memory() // (len(lineups(num_agents, num_players)) * BYTES_A_RECORD))
+    if deals > most:
+        raise ValueError(
+            f"{name} must be from 1 to {most:,} (what this machine's memory holds of the games' "
+            f"records), not {deals:,}"
+        )
 
 
 def run(
