@@ -71,7 +71,13 @@ def agent_by_import_path(spec: str, table: Table, seed: int | None = None) -> Ag
     except (TypeError, ValueError):  # a builtin without a signature: call it bare
         params = {}
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    agent = factory(**{k: v for k, v in offered.items() if takes_any or k in params})
+    try:
+        agent = factory(**{k: v for k, v in offered.items() if takes_any or k in params})
+    except Exception as exc:  # the user's code, whatever it raises: one line, not its traceback
+        raise ValueError(
+            f"agent {spec!r}: cannot build {name}: {type(exc).__name__}: {first_line(exc)} "
+            "(it is called with those of table and seed it takes)"
+        ) from None
     if isinstance(agent, Agent):
         return agent
     if not callable(getattr(agent, "act", None)):

@@ -47,6 +47,11 @@ class GameBatch(ABC):
     each finished hand scored. ``from_game`` loads a reference position into a slot;
     ``copy_games`` copies games between slots (a search branches many continuations of one
     position this way).
+
+    A slot holds no game until one of those puts one there: every method that reads or moves a
+    game refuses (a ValueError naming the slot) while a slot it would read holds none, rather
+    than play a blank record (the compiled engine's kernels would never finish it).
+    ``game_over`` is True for such a slot.
     """
 
     rules: Ruleset
@@ -76,6 +81,8 @@ class GameBatch(ABC):
                 f"num_games must be from 1 to {self.max_games():,} (what this machine's memory "
                 f"holds of {name}'s games), not {num_games:,}"
             )
+        if not isinstance(autoreset, bool | np.bool_):
+            raise ValueError(f"autoreset must be True or False, not {autoreset!r}")
         if render_mode is not None:
             raise ValueError(
                 f"{name} does not render (render_mode={render_mode!r}); render one game of "
@@ -88,7 +95,9 @@ class GameBatch(ABC):
         self.autoreset = bool(autoreset)
         self.observer = make_observer(self.rules, observation)
         self.rewards = np.zeros((num_games, self.num_players), dtype=np.float64)
-        self.game_over = np.ones(num_games, dtype=bool)
+        self.game_over = np.ones(num_games, dtype=bool)  # a slot without a game counts as over
+        self._holds = np.zeros(num_games, dtype=bool)  # the slots that hold a game
+        self._holds_all = False  # every slot does (the checks then cost nothing)
         self.seeds = np.zeros(num_games, dtype=np.int64)  # the seed of each slot's game
         self._no_seats = np.full(num_games, -1, dtype=np.int64)
         self._every = np.arange(num_games)
@@ -100,8 +109,7 @@ class GameBatch(ABC):
 
     @classmethod
     def max_games(cls) -> int:
-        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-        return max(1, memory // cls.BYTES_A_GAME)
+        return max(1, machine_memory() // cls.BYTES_A_GAME)
 
     @property
     def observation_size(self) -> int:
@@ -127,6 +135,7 @@ class GameBatch(ABC):
         seeds = check_seeds(seeds, count, "reset needs one seed per slot")
         self._seed_slots(slots, seeds)
         self._deal(slots, seeds)
+        self._hold(slots)
 
     def reset_as_env(
         self,
@@ -146,6 +155,7 @@ class GameBatch(ABC):
         for stream in streams:
             check_rng(stream, "streams")
         self._deal_games(slots, [next_game_rng(s) for s in streams])
+        self._hold(slots)
 
     # what each engine does: keep the slots' seed streams and deal games
     @abstractmethod
@@ -168,11 +178,18 @@ class GameBatch(ABC):
         ``default_rng([slot, 2])``."""
 
     # ------------------------------------------------------------------ positions
-    @abstractmethod
     def from_game(self, game: Game, slot: int = 0, paid: Sequence[int] = ()) -> None:
         """Load a copy of ``game`` into ``slot``: it plays on exactly as ``game`` does (the same
         reshuffles and later deals). ``paid``: pressure points of the hand in play already
-        rewarded (``raw_env``'s, with ``reward_timing="event"``)."""
+        rewarded (``raw_env``'s, with ``reward_timing="event"``), per side from 0 to what the
+        hand has charged so far."""
+        paid = self._loadable(game, slot, paid)
+        self._load_game(game, int(slot), paid)
+        self._hold([slot])
+
+    @abstractmethod
+    def _load_game(self, game: Game, slot: int, paid: list[int]) -> None:
+        """``from_game`` with checked input."""
 
     def copy_games(
         self, source: np.ndarray | Sequence[int], target: np.ndarray | Sequence[int]
@@ -185,7 +202,9 @@ class GameBatch(ABC):
                 f"copy_games needs as many target slots as source slots, not {len(target)} "
                 f"for {len(source)}"
             )
+        self._check_games(source)
         self._copy_games(source, target)
+        self._hold(target)
 
     @abstractmethod
     def _copy_games(self, source: np.ndarray, target: np.ndarray) -> None:
@@ -193,9 +212,14 @@ class GameBatch(ABC):
 
     # ------------------------------------------------------------------ playing
     @property
-    @abstractmethod
     def to_play(self) -> np.ndarray:
         """The seat that decides in each game (meaningless in a finished game)."""
+        self._check_games()
+        return self._seats_to_play()
+
+    @abstractmethod
+    def _seats_to_play(self) -> np.ndarray:
+        """``to_play`` of a batch whose every slot holds a game."""
 
     def legal_mask(
         self, out: np.ndarray | None = None, games: np.ndarray | None = None
@@ -206,6 +230,7 @@ class GameBatch(ABC):
         games = self._every if games is None else self._slots("games", games, distinct=False)
         shape = (len(games), NUM_ACTIONS)
         out = np.empty(shape, dtype=np.int8) if out is None else check_out(out, shape, np.int8)
+        self._check_games(games)
         self._legal_masks(games, out)
         return out
 
@@ -229,6 +254,7 @@ class GameBatch(ABC):
         out = (
             np.empty(shape, dtype=np.float32) if out is None else check_out(out, shape, np.float32)
         )
+        self._check_games(games)
         seat = self.observer.seat
         if seat is self.observer:
             self._observe(games, seats, out)
@@ -262,6 +288,7 @@ class GameBatch(ABC):
         """A uniformly random legal action in every game (``mask``: ``legal_mask()``'s, if
         already built): the legal action that one ``rng.random()`` a game picks."""
         check_rng(rng)
+        self._check_games()
         mask = self.legal_mask() if mask is None else self._mask(mask)
         return self._random_actions(mask, rng.random(self.num_games))
 
@@ -287,6 +314,7 @@ class GameBatch(ABC):
         random_seats = self._flags("random_seats", random_seats, (b, n))
         paid_to = self._seats("paid_to", paid_to)
         check_rng(rng)
+        self._check_games(games)
         return self._play_random_seats(random_seats, paid_to, rng, games)
 
     @abstractmethod
@@ -297,62 +325,122 @@ class GameBatch(ABC):
 
     # ------------------------------------------------------------------ results
     @property
-    @abstractmethod
     def scores(self) -> np.ndarray:
         """int64 ``[B, teams]``: each game's cumulative scores."""
+        self._check_games()
+        return self._scores()
 
     @property
-    @abstractmethod
     def stars(self) -> np.ndarray:
         """int ``[B, num_players]``: each seat's stars (kreights)."""
+        self._check_games()
+        return self._stars()
 
     @property
-    @abstractmethod
     def pressures_taken(self) -> np.ndarray:
         """int ``[B, teams]``: the shuffle pressures each side has taken this game."""
+        self._check_games()
+        return self._pressures_taken()
 
     @property
-    @abstractmethod
     def hands_played(self) -> np.ndarray:
         """int ``[B]``: the hands each game has finished."""
+        self._check_games()
+        return self._hands_played()
 
     @property
-    @abstractmethod
     def truncated(self) -> np.ndarray:
         """bool ``[B]``: games stopped by a guard (``max_hands``, ``max_decisions_per_hand``)."""
+        self._check_games()
+        return self._truncated()
 
-    @abstractmethod
     def winners(self, slot: int) -> list[int]:
         """``Game.winners`` of the game in ``slot``: the sides with the best standing; in an
         elimination game the players left."""
+        return self._winners(self._slot_with_game(slot))
 
-    @abstractmethod
     def standing(self, slot: int) -> list[float]:
         """``crates_env.payouts.final_standing`` of the game in ``slot``: per side, larger is
         better (in an elimination game the hand a side was knocked out in)."""
+        return self._standing(self._slot_with_game(slot))
 
     @property
-    @abstractmethod
     def standings(self) -> np.ndarray:
-        """float ``[B, teams]``: every game's ``standing``, as it stands now (zeros in a slot
-        that holds no game yet)."""
+        """float ``[B, teams]``: every game's ``standing``, as it stands now."""
+        self._check_games()
+        return self._standings()
 
-    @abstractmethod
     def last_hands(self) -> tuple[np.ndarray, np.ndarray]:
         """Per game, how its last finished hand ended (int ``[B]``, an index of
         ``HAND_ENDINGS``) and who went out in it (-1: nobody); 0 and -1 before any hand."""
+        self._check_games()
+        return self._last_hands()
 
-    @abstractmethod
     def hand_log(self, slot: int, first: int) -> list[HandScore]:
         """The hands game ``slot`` finished from hand ``first`` on, oldest first, as the
         reference game's ``results[first:]`` score them (``HandScore``)."""
+        return self._hand_log(self._slot_with_game(slot), first)
+
+    # what each engine reads, of a batch (or a slot) checked to hold games
+    @abstractmethod
+    def _scores(self) -> np.ndarray: ...
+
+    @abstractmethod
+    def _stars(self) -> np.ndarray: ...
+
+    @abstractmethod
+    def _pressures_taken(self) -> np.ndarray: ...
+
+    @abstractmethod
+    def _hands_played(self) -> np.ndarray: ...
+
+    @abstractmethod
+    def _truncated(self) -> np.ndarray: ...
+
+    @abstractmethod
+    def _winners(self, slot: int) -> list[int]: ...
+
+    @abstractmethod
+    def _standing(self, slot: int) -> list[float]: ...
+
+    @abstractmethod
+    def _standings(self) -> np.ndarray: ...
+
+    @abstractmethod
+    def _last_hands(self) -> tuple[np.ndarray, np.ndarray]: ...
+
+    @abstractmethod
+    def _hand_log(self, slot: int, first: int) -> list[HandScore]: ...
 
     # ------------------------------------------------------------------ input checks
+    def _hold(self, slots: Sequence[int] | np.ndarray) -> None:
+        """``slots`` hold games from now on."""
+        self._holds[slots] = True
+        self._holds_all = bool(self._holds.all())
+
+    def _check_games(self, slots: np.ndarray | None = None) -> None:
+        """A ValueError naming the first slot of ``slots`` (default: every slot) that holds no
+        game: its record is blank, no game the engines can play or score."""
+        if self._holds_all:
+            return
+        empty = np.flatnonzero(~self._holds) if slots is None else slots[~self._holds[slots]]
+        if empty.size:
+            raise ValueError(
+                f"slot {empty[0]} holds no game yet: deal one first (reset or reset_as_env), or "
+                "load one (from_game, copy_games)"
+            )
+
     def _check_slot(self, slot: object) -> None:
         if isinstance(slot, bool) or not isinstance(slot, int | np.integer):
             raise ValueError(f"slot must be an int 0..{self.num_games - 1}, not {slot!r}")
         if not 0 <= slot < self.num_games:
             raise ValueError(f"slot must be 0..{self.num_games - 1}, not {slot!r}")
+
+    def _slot_with_game(self, slot: object) -> int:
+        """``slot``, checked to be one and to hold a game."""
+        self._check_slot(slot)
+        self._check_games(np.array([slot], dtype=np.int64))
+        return int(slot)
 
     def _slots(self, name: str, slots: object, distinct: bool = True) -> np.ndarray:
         """``slots`` as int64 slot numbers 0..B-1 (each once, if ``distinct``); a ValueError
@@ -426,6 +514,8 @@ class GameBatch(ABC):
         autoreset, a finished game is no longer stepped."""
         actions = check_ints("actions", actions, (self.num_games,))
         active = self._all if active is None else self._flags("active", active, (self.num_games,))
+        if not self._holds_all:  # (the list of active games only then: this runs every step)
+            self._check_games(np.flatnonzero(active))
         over = np.flatnonzero(active & self.game_over)
         if not self.autoreset and over.size:
             raise ValueError(
@@ -447,7 +537,8 @@ class GameBatch(ABC):
 
     def _loadable(self, game: object, slot: object, paid: object) -> list[int]:
         """``from_game``'s checks: a game of this ruleset, a slot, at most one int of
-        ``paid`` per side; ``paid`` for every side."""
+        ``paid`` per side, each from 0 to the pressure points its side has been charged in the
+        hand in play (nothing more can have been paid); ``paid`` for every side."""
         if not isinstance(game, Game) or game.rules != self.rules:
             raise ValueError("from_game takes a Game of this batch's ruleset")
         self._check_slot(slot)
@@ -458,7 +549,14 @@ class GameBatch(ABC):
             or any(isinstance(p, bool) or not isinstance(p, int | np.integer) for p in paid)
         ):
             raise ValueError(f"paid must be at most {teams} ints (one per side), not {paid!r}")
-        return [int(p) for p in paid] + [0] * (teams - len(paid))
+        sides = [int(p) for p in paid] + [0] * (teams - len(paid))
+        charged = game.pressure_points
+        if any(not 0 <= p <= c for p, c in zip(sides, charged, strict=True)):
+            raise ValueError(
+                f"paid must be, per side, from 0 to the pressure points the hand in play has "
+                f"charged it ({charged}), not {sides[: len(paid)]}"
+            )
+        return sides
 
     def _check_first(self, first: object, last: int) -> int:
         """``hand_log``'s first hand: an int from 0 to ``last`` (the hands finished)."""
@@ -489,11 +587,7 @@ class ReferenceGames(GameBatch):
 
     def game(self, slot: int) -> Game:
         """The reference game in ``slot`` (playing it moves the batch's game)."""
-        self._check_slot(slot)
-        payouts = self._games[slot]
-        if payouts is None:
-            raise ValueError(f"slot {slot} holds no game yet: reset() first")
-        return payouts.game
+        return self._games[self._slot_with_game(slot)].game
 
     def paid_pressure_points(self, slot: int) -> list[int]:
         """Per side, the pressure points of the hand in play already paid (``from_game``'s
@@ -534,40 +628,28 @@ class ReferenceGames(GameBatch):
         self._games[slot] = payouts
         self.game_over[slot] = payouts.game.game_over
 
-    def from_game(self, game: Game, slot: int = 0, paid: Sequence[int] = ()) -> None:
-        paid = self._loadable(game, slot, paid)
+    def _load_game(self, game: Game, slot: int, paid: list[int]) -> None:
         self._load(slot, Payouts(game.clone(), self.settings, paid))
 
     def _copy_games(self, source: np.ndarray, target: np.ndarray) -> None:
-        copies = [self._live(int(s)).clone() for s in source]
+        copies = [self._games[s].clone() for s in source]
         for slot, payouts in zip(target, copies, strict=True):
             self._load(int(slot), payouts)
 
-    def _live(self, slot: int) -> Payouts:
-        payouts = self._games[slot]
-        if payouts is None:
-            raise ValueError(f"slot {slot} holds no game yet: reset() first")
-        return payouts
-
     # ------------------------------------------------------------------ playing
-    @property
-    def to_play(self) -> np.ndarray:
-        return np.array([0 if p is None else p.game.to_play for p in self._games], dtype=np.int32)
+    def _seats_to_play(self) -> np.ndarray:
+        return np.array([p.game.to_play for p in self._games], dtype=np.int32)
 
     def _legal_masks(self, games: np.ndarray, out: np.ndarray) -> None:
         out[:] = 0
         for k, i in enumerate(games):
-            p = self._games[i]
-            if p is not None and not p.game.game_over:
-                out[k] = legal_mask(p.game)
+            g = self._games[i].game
+            if not g.game_over:
+                out[k] = legal_mask(g)
 
     def _observe(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         for k, i in enumerate(games):
-            p = self._games[i]
-            if p is None:
-                out[k] = 0
-                continue
-            g = p.game
+            g = self._games[i].game
             view = g.view(g.to_play if seats[i] < 0 else int(seats[i]))
             out[k] = self.observer.seat.encode(view)
 
@@ -575,10 +657,10 @@ class ReferenceGames(GameBatch):
         """float32 ``[B, hidden_size]``: what seat ``seats[i]`` cannot see in game ``i``
         (``Observer.encode_hidden``): for a critic, never for a policy."""
         seats = self._seats("seats", seats)
+        self._check_games()
         out = np.zeros((self.num_games, self.observer.hidden_size), dtype=np.float32)
         for i, p in enumerate(self._games):
-            if p is not None:
-                out[i] = self.observer.encode_hidden(p.game, int(seats[i]))
+            out[i] = self.observer.encode_hidden(p.game, int(seats[i]))
         return out
 
     def step(
@@ -587,7 +669,7 @@ class ReferenceGames(GameBatch):
         actions, active = self._step_input(actions, active)
         moving = [i for i in np.flatnonzero(active) if not self.game_over[i]]
         for i in moving:
-            g = self._live(i).game
+            g = self._games[i].game
             accepted = g.acceptable_actions()  # what raw_env accepts
             if int(actions[i]) not in accepted:
                 self._refuse(i, int(actions[i]), legal_mask(g), _mask_of(accepted))
@@ -624,56 +706,45 @@ class ReferenceGames(GameBatch):
     def _field(self, read, dtype, width: int) -> np.ndarray:
         out = np.zeros((self.num_games, width), dtype=dtype)
         for i, p in enumerate(self._games):
-            if p is not None:
-                out[i] = read(p.game)
+            out[i] = read(p.game)
         return out
 
-    @property
-    def scores(self) -> np.ndarray:
+    def _scores(self) -> np.ndarray:
         return self._field(lambda g: g.scores, np.int64, self.rules.num_teams)
 
-    @property
-    def stars(self) -> np.ndarray:
+    def _stars(self) -> np.ndarray:
         return self._field(lambda g: g.stars, np.int64, self.num_players)
 
-    @property
-    def pressures_taken(self) -> np.ndarray:
+    def _pressures_taken(self) -> np.ndarray:
         return self._field(lambda g: g.game_state.pressure_count, np.int64, self.rules.num_teams)
 
-    @property
-    def hands_played(self) -> np.ndarray:
+    def _hands_played(self) -> np.ndarray:
         return self._field(lambda g: g.hand_index, np.int64, 1)[:, 0]
 
-    @property
-    def truncated(self) -> np.ndarray:
+    def _truncated(self) -> np.ndarray:
         return self._field(lambda g: g.truncated, bool, 1)[:, 0]
 
-    def winners(self, slot: int) -> list[int]:
-        return self.game(slot).winners()
+    def _winners(self, slot: int) -> list[int]:
+        return self._games[slot].game.winners()
 
-    def standing(self, slot: int) -> list[float]:
-        return final_standing(self.game(slot))
+    def _standing(self, slot: int) -> list[float]:
+        return final_standing(self._games[slot].game)
 
-    @property
-    def standings(self) -> np.ndarray:
-        out = np.zeros((self.num_games, self.rules.num_teams), dtype=np.float64)
-        for i, p in enumerate(self._games):
-            if p is not None:
-                out[i] = final_standing(p.game)
-        return out
+    def _standings(self) -> np.ndarray:
+        return self._field(final_standing, np.float64, self.rules.num_teams)
 
-    def last_hands(self) -> tuple[np.ndarray, np.ndarray]:
+    def _last_hands(self) -> tuple[np.ndarray, np.ndarray]:
         ended_by = np.zeros(self.num_games, dtype=np.int64)
         went_out = np.full(self.num_games, -1, dtype=np.int64)
         for i, p in enumerate(self._games):
-            if p is not None and p.game.results:
+            if p.game.results:
                 last = p.game.results[-1]
                 ended_by[i] = HAND_ENDINGS.index(last.ended_by)
                 went_out[i] = -1 if last.went_out is None else last.went_out
         return ended_by, went_out
 
-    def hand_log(self, slot: int, first: int) -> list[HandScore]:
-        g = self.game(slot)
+    def _hand_log(self, slot: int, first: int) -> list[HandScore]:
+        g = self._games[slot].game
         return [HandScore.of(r) for r in g.results[self._check_first(first, len(g.results)) :]]
 
 
@@ -685,6 +756,12 @@ def _mask_of(actions) -> np.ndarray:
 
 def _names(mask: np.ndarray) -> str:
     return ", ".join(f"{a} ({action_name(int(a))})" for a in np.flatnonzero(mask))
+
+
+def machine_memory() -> int:
+    """The bytes of this machine's memory: what bounds a batch, a run's games or an
+    evaluation's records, checked before they are allocated."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 def check_seed(seed: object) -> int:
@@ -703,13 +780,16 @@ def check_seeds(seeds: object, count: int, what: str) -> list[int]:
 
 
 def check_ints(name: str, values: object, shape: tuple[int, ...]) -> np.ndarray:
-    """An int64 array of ``shape``; a ValueError naming ``name`` otherwise."""
+    """An int64 array of ``shape``; a ValueError naming ``name`` otherwise (an unsigned value
+    past int64 too: cast, it would wrap to a negative one, and -1 means "the seat to play")."""
     values = np.asarray(values)
     if values.shape != shape or not np.issubdtype(values.dtype, np.integer):
         raise ValueError(
             f"{name} must be integers of shape {shape} (one per game), not {values.dtype} of "
             f"shape {values.shape}"
         )
+    if values.dtype.kind == "u" and values.size and values.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} holds {values.max()}, past any seat, action or slot")
     return np.ascontiguousarray(values, dtype=np.int64)
 
 

@@ -28,8 +28,10 @@ def write_atomically(path: Path, write: Callable[[Path], None]) -> Path:
         except BaseException as exc:
             with contextlib.suppress(OSError):
                 tmp.unlink()
-            if isinstance(exc, OSError) and exc.filename in (str(tmp), tmp):
-                exc.filename = str(path)  # the file the caller asked for, not our temporary one
+            if isinstance(exc, OSError) and exc.filename in (None, str(tmp), tmp):
+                # the file the caller asked for: not our temporary one, and named even where
+                # the error came from writing to an open file (a full disk's has no name)
+                exc.filename = str(path)
             raise
     return path
 

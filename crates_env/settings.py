@@ -61,7 +61,10 @@ class EnvSettings:
         one_of("reward_mode", self.reward_mode, REWARD_MODES)
         one_of("reward_timing", self.reward_timing, REWARD_TIMINGS)
         one_of("one_card", self.one_card, ONE_CARD_MODES)
-        object.__setattr__(self, "reward_scale", finite_number("reward_scale", self.reward_scale))
+        scale = finite_number("reward_scale", self.reward_scale)
+        if scale <= 0:  # 0 pays nothing; below, every reward would point the wrong way
+            raise ValueError(f"reward_scale must be > 0, not {scale!r}")
+        object.__setattr__(self, "reward_scale", scale)
 
     @property
     def mode(self) -> RewardMode:

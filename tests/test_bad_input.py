@@ -400,6 +400,9 @@ def test_environment_arguments_of_the_wrong_type_raise_value_error():
         raw_env(reward_scale=None)
     with pytest.raises(ValueError, match="reward_scale must be finite"):
         raw_env(reward_scale=math.inf)
+    for scale in (0, -1.0):  # nothing paid, or every reward pointing the wrong way
+        with pytest.raises(ValueError, match=f"reward_scale must be > 0, not {float(scale)}"):
+            raw_env(reward_scale=scale)
     with pytest.raises(ValueError, match="illegal_reward must be a number"):
         crates_v0.env(illegal="terminate", illegal_reward="-1")
 

@@ -196,3 +196,78 @@ def test_some_games_are_observed_alone_in_the_order_asked(engine):
         batch.observe(games=[5])
     with pytest.raises(ValueError, match="games must be a 1-D sequence of slots"):
         batch.legal_mask(games=[[0, 1]])
+
+
+B3, RANDOM = 3, np.ones((3, 4), dtype=bool)  # a batch of three, every seat random
+# every method that reads or moves games, with good arguments: each reads slot 0 or all
+READS = {
+    "to_play": lambda b: b.to_play,
+    "legal_mask": lambda b: b.legal_mask(),
+    "legal_mask of slot 0": lambda b: b.legal_mask(games=[0]),
+    "observe": lambda b: b.observe(),
+    "random_actions": lambda b: b.random_actions(np.random.default_rng(0)),
+    "copy_games from slot 0": lambda b: b.copy_games([0], [1]),
+    "scores": lambda b: b.scores,
+    "stars": lambda b: b.stars,
+    "pressures_taken": lambda b: b.pressures_taken,
+    "hands_played": lambda b: b.hands_played,
+    "truncated": lambda b: b.truncated,
+    "standings": lambda b: b.standings,
+    "last_hands": lambda b: b.last_hands(),
+    "winners": lambda b: b.winners(0),
+    "standing": lambda b: b.standing(0),
+    "hand_log": lambda b: b.hand_log(0, 0),
+}
+# the calls that spun for ever on a blank record of the compiled engine: tested on it in a
+# process of their own (test_vector_input), here on the reference one
+MOVES = {
+    "step": lambda b: b.step(np.full(B3, 57)),
+    "step of slot 0": lambda b: b.step(np.full(B3, 57), active=np.arange(B3) == 0),
+    "play_random_seats": lambda b: b.play_random_seats(
+        RANDOM, np.zeros(B3, np.int64), np.random.default_rng(0)
+    ),
+    "observe_hidden": lambda b: b.observe_hidden(np.zeros(B3, np.int64)),
+    "game": lambda b: b.game(0),
+}
+
+
+@pytest.mark.parametrize("engine", [ReferenceGames, VectorGame])
+@pytest.mark.parametrize("call", sorted(READS))
+def test_a_slot_that_holds_no_game_is_refused_on_both_engines(engine, call):
+    """Before a slot is dealt or loaded a game, whatever reads or moves it refuses with the
+    slot's number (it used to read zeros, or on the compiled engine spin for ever), and no
+    game moves; a slot dealt or copied a game is read as any other."""
+    batch = engine(B3, preset="crates", num_players=4)
+    with pytest.raises(ValueError, match="slot 0 holds no game yet: deal one first"):
+        READS[call](batch)
+    assert batch.game_over.all()  # a slot without a game counts as over
+    batch.reset(seeds=[1], slots=[2])
+    with pytest.raises(ValueError, match="slot 0 holds no game yet"):
+        READS[call](batch)
+    batch.from_game(new_game("crates", 4, seed=5), 0)
+    batch.copy_games([0], [1])
+    READS[call](batch)  # every slot holds a game now
+
+
+@pytest.mark.parametrize("call", sorted(MOVES))
+def test_the_reference_batch_moves_no_slot_that_holds_no_game(call):
+    batch = ReferenceGames(B3, preset="crates", num_players=4)
+    with pytest.raises(ValueError, match="slot 0 holds no game yet"):
+        MOVES[call](batch)
+
+
+def test_games_are_read_where_they_are_held_before_every_slot_is():
+    """Dealt slots are played and read on their own while others hold no game: a ``games``
+    list or an ``active`` mask that leaves the empty slots out."""
+    for batch in (ReferenceGames(B3, preset="crates", num_players=4),
+                  VectorGame(B3, preset="crates", num_players=4)):  # fmt: skip
+        batch.reset(seeds=[4, 5], slots=[0, 1])
+        live = np.array([True, True, False])
+        mask = batch.legal_mask(games=[0, 1])
+        actions = np.zeros(B3, dtype=np.int64)
+        actions[:2] = [np.flatnonzero(row)[0] for row in mask]
+        batch.step(actions, active=live)
+        batch.play_random_seats(RANDOM, np.zeros(B3, np.int64), np.random.default_rng(1), [0])
+        assert batch.game_over[0] and not batch.game_over[1]
+        with pytest.raises(ValueError, match="slot 2 holds no game yet"):
+            batch.step(actions)

@@ -80,6 +80,15 @@ def test_every_numeric_config_key_has_a_range():
         ("expert.epochs=[30, 0]", "expert.epochs must be >= 1, not [30, 0]"),
         ("expert.epochs=[1.5]", "expert.epochs must be a int or a list of ints, one a round"),
         ("ppo.n_steps=[64]", "ppo.n_steps must be a int, not [64]"),  # one number, every round
+        # more than the machine's memory holds: the run used to start and die allocating
+        ("num_envs=100000000", "num_envs must be from 1 to"),
+        ("net_arch=[100000000]", "net_arch [100000000] makes an actor and a critic of"),
+        ("eval.final_deals=1000000000", "eval.final_deals must be from 1 to"),
+        # a run folder outside runs_dir: runs_dir itself, its parent, anywhere
+        ("run_name=", "run_name must be a folder name inside runs_dir"),
+        ("run_name=..", "run_name must be a folder name inside runs_dir"),
+        ("run_name=../elsewhere", "run_name must be a folder name inside runs_dir"),
+        ("run_name=/tmp/elsewhere", "run_name must be a folder name inside runs_dir"),
     ],
 )
 def test_impossible_settings_stop_before_anything_starts(override, message):
@@ -105,6 +114,30 @@ def test_config_and_rule_mistakes_are_one_line(tmp_path, capsys):
     assert "'kreights_mulligan' takes a list of seats, not None" in err
     assert "--preset and --players" in fails(["eval", "--rule", "preset=kreights"], capsys)
     assert "is not valid YAML" in fails(["eval", "--rule", "deal_schedule=[1"], capsys)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        # the tasks and records of a billion deals: the evaluation died allocating them
+        (["eval", "--agents", "random", "greedy", "--deals", "1000000000"],
+         "crates eval: error: deals must be from 1 to"),
+        (["train", "--set", "num_envs=100000000"],
+         "crates train: error: config key num_envs must be from 1 to"),
+        (["train", "--set", "run_name=.."],
+         "crates train: error: config key run_name must be a folder name inside runs_dir"),
+        # the socket took 70000 modulo 65536: the table was served on port 4464
+        (["serve", "--port", "70000"],
+         "crates serve: error: --port takes 0 to 65535 (0: any free port), not 70000"),
+        (["serve", "--port", "-1"], "crates serve: error: --port takes 0 to 65535"),
+        # a PPO config has no rounds to label: it labelled round 1 all the same
+        (["label", "--config", "configs/default.yaml"],
+         "crates label: error: crates label labels the rounds of expert iteration; "
+         "configs/default.yaml trains with mode: ppo (set mode: expert and its expert section)"),
+    ],
+)  # fmt: skip
+def test_what_cannot_run_as_asked_is_refused_before_it_starts(argv, message, capsys):
+    assert fails(argv, capsys).startswith(message)
 
 
 def test_eval_refuses_an_output_file_before_playing(tmp_path, capsys):
@@ -236,6 +269,25 @@ def test_a_damaged_snapshot_names_the_file(tmp_path):
 
 
 # --- workers -------------------------------------------------------------------------------------
+
+
+def test_no_more_evaluation_workers_start_than_chunks_to_play(monkeypatch):
+    """``--workers 8`` for one deal: one chunk, played here (eight processes were started)."""
+    from train.evaluation import EvalConfig, run, tournament
+
+    monkeypatch.setattr(tournament.mp, "get_context", lambda *a: pytest.fail("a pool started"))
+    config = EvalConfig(("random", "greedy"), deals=1, workers=8, options={"deal_schedule": [2]})
+    assert len(run(config, progress=False)) == 2  # the deal, in both lineups
+
+
+def test_no_more_labelling_workers_start_than_chunks_to_label(tmp_path, monkeypatch):
+    from train import labels
+
+    from .test_labels import PLAN
+
+    monkeypatch.setattr(labels.mp, "get_context", lambda *a: pytest.fail("a pool started"))
+    assert len(list(labels.label(PLAN, tmp_path, range(1), workers=4))) == 1
+
 
 ORPHAN_SCRIPTS = {
     "self-play games": """

@@ -121,6 +121,17 @@ def test_crates_curves_writes_the_png_where_out_says(run_dir, tmp_path, capsys):
     assert out.read_bytes().startswith(PNG_MAGIC)
 
 
+def test_crates_curves_says_the_file_it_wrote(run_dir, tmp_path, capsys):
+    """``--out plot``: matplotlib writes ``plot.png``, and that is the file named (``plot``
+    was); another suffix is its format."""
+    assert main(["curves", str(run_dir), "--out", str(tmp_path / "plot")]) == 0
+    assert capsys.readouterr().out == f"wrote {tmp_path / 'plot.png'}\n"
+    assert (tmp_path / "plot.png").read_bytes().startswith(PNG_MAGIC)
+    assert not (tmp_path / "plot").exists()
+    assert main(["curves", str(run_dir), "--out", str(tmp_path / "plot.svg")]) == 0
+    assert (tmp_path / "plot.svg").read_text().startswith("<?xml")
+
+
 def test_cli_curves_bad_run_dir_is_one_line_and_exit_code_2(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["curves", str(tmp_path)])

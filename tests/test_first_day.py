@@ -10,6 +10,7 @@ import contextlib
 import ctypes
 import errno
 import io
+import json
 import os
 import signal
 import subprocess
@@ -228,7 +229,8 @@ def test_training_says_what_it_does_in_every_phase(tmp_path, capsys):
 @contextlib.contextmanager
 def full_disk(folder: Path, after: int = 10):
     """Every file opened for writing under ``folder`` takes ``after`` bytes, then the disk is
-    full (ENOSPC), as a real full disk fails mid-write."""
+    full (ENOSPC), as a real full disk fails mid-write: the error of ``write()`` names no file
+    (the message must name it all the same)."""
     real_open = io.open
 
     class Full(io.TextIOWrapper):
@@ -249,7 +251,7 @@ def full_disk(folder: Path, after: int = 10):
                 return write(data)
             write(data[: room[0]])
             room[0] = 0
-            raise OSError(errno.ENOSPC, "No space left on device", str(file))
+            raise OSError(errno.ENOSPC, "No space left on device")
 
         handle.write = filling
         return handle
@@ -301,6 +303,36 @@ def test_eval_onto_a_full_disk_shows_the_results_and_leaves_no_half_file(tmp_pat
     assert "heuristic - random" in done.out  # the results, shown
     # nothing half written: no deals.csv with a torn row, no 0-byte report.json, no temp file
     assert list(out.iterdir()) == []
+
+
+def test_eval_onto_a_nearly_full_disk_says_which_files_it_saved(tmp_path, capsys):
+    """Room for the results, not for the chart: the line says what was saved (it said "not
+    saved") and names the file it could not write."""
+    out = tmp_path / "out"
+    with full_disk(tmp_path, after=20_000), pytest.raises(SystemExit):
+        main([*EVAL, "--deals", "3", "--out", str(out)])
+    line = no_traceback_one_line(capsys.readouterr().err)
+    assert line == (
+        f"crates eval: error: cannot write {out / 'points.png'}: No space left on device (free "
+        "some space, or write elsewhere); the results are the table above, saved only "
+        f"report.json, agents.csv, deals.csv in {out}"
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["agents.csv", "deals.csv", "report.json"]
+    assert json.loads((out / "report.json").read_text())["config"]["deals"] == 3
+
+
+def test_curves_onto_a_full_disk_keeps_the_old_png_and_names_the_file(tmp_path, capsys):
+    from .test_curves import FIRST, PNG_MAGIC, write_log
+
+    write_log(tmp_path / "tb" / "ppo_1", FIRST)
+    png = tmp_path / "curves.png"
+    png.write_bytes(PNG_MAGIC + b"the curves of yesterday")
+    with full_disk(tmp_path, after=1000), pytest.raises(SystemExit):
+        main(["curves", str(tmp_path)])
+    line = no_traceback_one_line(capsys.readouterr().err)
+    assert line.startswith(f"crates curves: error: cannot write {png}: No space left on device")
+    assert png.read_bytes() == PNG_MAGIC + b"the curves of yesterday"  # not a torn PNG
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["curves.png", "tb"]
 
 
 def test_eval_into_a_read_only_folder_refuses_before_playing(tmp_path, capsys):

@@ -91,11 +91,23 @@ def test_a_users_explain_is_asked_with_the_game_as_env_and_an_agent_passes_throu
         ("tests.user_agents:Missing", "tests.user_agents has no class or function Missing"),
         ("tests.user_agents:NOT_AN_AGENT", "has no class or function NOT_AN_AGENT"),
         ("numpy.random:default_rng", "Generator has no act(observation, action_mask) method"),
+        # a class or function that cannot be built used to end in its traceback
+        ("agents:Agent", "cannot build Agent: TypeError: Can't instantiate abstract class Agent"),
+        ("os:system", "cannot build system: TypeError: system() missing required argument"),
+        ("agents.base:Table", "cannot build Table: TypeError: Table.__init__() missing 4"),
     ],
 )
 def test_a_bad_import_path_is_one_clear_error(spec, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         make_agent(spec, TABLE)
+
+
+def test_an_agent_that_cannot_be_built_is_one_line_from_the_command_line(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["eval", "--agents", "agents:Agent", "random", "--deals", "1", "--workers", "1"])
+    err = capsys.readouterr().err.strip()
+    assert stop.value.code == 2 and err.count("\n") == 0, err
+    assert err.startswith("crates eval: error: agent 'agents:Agent': cannot build Agent")
 
 
 def test_a_torchscript_policy_plays_its_best_legal_move_and_calls_one_card(tmp_path):

@@ -5,6 +5,10 @@ argument, and no game moves."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -51,6 +55,8 @@ MASK = (B, 63)
         ("observe", ([-2, 0, 0],), "seats"),
         ("observe", ([0, 0],), "seats"),
         ("observe", ([0.5, 0, 0],), "seats"),
+        # an unsigned seat past int64 used to wrap to -1, "the seat to play"
+        ("observe", (np.array([2**64 - 1, 0, 0], np.uint64),), "seats"),
         ("observe", (None, np.zeros((B, 5), np.float32)), "out"),
         ("observe", (None, np.zeros((B, 999), np.float64)), "out"),
         ("legal_mask", (np.zeros((B, 62), np.int8),), "out"),
@@ -102,6 +108,78 @@ def test_from_game_checks_what_was_paid(dealt):
     _refused(dealt, lambda: dealt.from_game(g, 0, paid=[0, 0, 0]), "paid")
     _refused(dealt, lambda: dealt.from_game(g, 0, paid=[0.5]), "paid")
     _refused(dealt, lambda: dealt.from_game(g, B), "slot")
+    # more than the hand has charged, or less than nothing (2**70 was an OverflowError)
+    nothing_charged = r"from 0 to the pressure points the hand in play has charged it \(\[0, 0\]\)"
+    for paid in ([-5], [2**70], [0, 1]):
+        _refused(dealt, lambda paid=paid: dealt.from_game(g, 0, paid=paid), nothing_charged)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"reward_scale": 0}, "reward_scale must be > 0, not 0.0"),
+        ({"reward_scale": -0.01}, "reward_scale must be > 0, not -0.01"),
+        ({"autoreset": "no"}, "autoreset must be True or False, not 'no'"),
+        ({"autoreset": 0}, "autoreset must be True or False, not 0"),
+    ],
+)
+def test_settings_that_make_no_sense_are_refused(kwargs, message):
+    """A reward scale of 0 or less paid nothing or the wrong way; ``autoreset="no"`` was
+    truthy, so it autoreset."""
+    with pytest.raises(ValueError, match=message):
+        VectorGame(B, "crates", N, **kwargs)
+
+
+NEVER_SPINS = """
+import numpy as np
+from crates_env.vector import VectorGame
+from crates_env.vector.rng import bounded_integer
+
+def said(call):
+    try:
+        call()
+    except ValueError as exc:
+        return str(exc)
+    return "no error"
+
+def random_seats(vg, games=None):
+    seats = np.ones((3, 4), bool)
+    return vg.play_random_seats(seats, np.zeros(3, np.int64), np.random.default_rng(0), games)
+
+fresh = VectorGame(3, "crates", 4)
+print(said(lambda: fresh.step(np.full(3, 57))))
+print(said(lambda: random_seats(fresh)))
+for preset in ("crates", "crazy_eights"):
+    vg = VectorGame(3, preset, 4)
+    vg.reset(1)
+    vg.states[0] = np.zeros((), vg.states.dtype)  # a record no reset or from_game wrote
+    print(said(lambda: vg.step(np.full(3, 57), active=np.arange(3) == 0)))
+    print(said(lambda: random_seats(vg, [0])))
+print(said(lambda: bounded_integer(np.zeros(6, np.uint64), 3)))  # a stream of zeros
+"""
+
+
+def test_the_compiled_engine_never_spins_on_a_record_that_is_no_game():
+    """``VectorGame(3, "crates", 4).step(np.full(3, 57))`` never returned, nor could Ctrl-C
+    stop it (a compiled loop looked for a seat to deal among none); so did
+    ``play_random_seats``. Before ``reset`` both refuse; on a blank record written into
+    ``states`` the compiled loops stop at their bound with a ValueError, as do the random
+    streams' rejection loops on a row that is no PCG64 state. (In a process of its own: a loop
+    that spins cannot be stopped in this one.)"""
+    done = subprocess.run(
+        [sys.executable, "-c", NEVER_SPINS],
+        cwd=Path(__file__).parents[1],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:2] == [lines[0]] * 2 and lines[0].startswith("slot 0 holds no game yet")
+    for step, random in (lines[2:4], lines[4:6]):
+        assert step.startswith("no seat in the game may deal: the record is no game reset")
+        assert random.startswith("game 0 has no legal move but is not over")
+    assert lines[6] == "a random stream rejected 128 draws in a row: its row is no PCG64 state"
 
 
 def test_empty_slot_lists_are_no_work(dealt):

@@ -11,14 +11,17 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from crates_env.actions import NUM_ACTIONS
+from crates_env.batch import ReferenceGames, machine_memory
 from crates_env.rules import Ruleset, make_ruleset
 from crates_env.settings import REWARD_MODES, REWARD_TIMINGS
-from crates_env.table_observation import COVERED_TABLES, check_observation
+from crates_env.table_observation import COVERED_TABLES, check_observation, make_observer
 
 
 # The defaults of every key are configs/default.yaml's (a test holds them equal): a config that
@@ -597,6 +600,12 @@ def _check_values(c: TrainConfig) -> None:
     widths = all(isinstance(w, int) and not isinstance(w, bool) and w > 0 for w in c.net_arch)
     if not c.net_arch or not widths:
         raise ValueError(f"config key net_arch must be a list of layer widths, not {c.net_arch}")
+    _check_run_name(c.run_name)
+    _check_memory(c, rules)
+    from train.evaluation.tournament import check_deals
+
+    for key in ("eval.deals", "eval.final_deals"):  # the learner against one baseline at a time
+        check_deals(config_value(c, key), 2, c.num_players, f"config key {key}")
     from agents import AGENT_NAMES
 
     for name, weight in c.opponents.scripted.items():
@@ -686,6 +695,57 @@ def _check_tables(c: TrainConfig) -> None:
                 f"warm_start.teacher shipped has no network at {', '.join(bare)}: give "
                 "warm_start.fallback (the teacher there, e.g. heuristic)"
             )
+
+
+def _check_run_name(name: str) -> None:
+    """The run's folder is ``runs_dir/run_name``: a name, so that it is a folder inside
+    runs_dir (``..``, ``""`` or a path would write the run's files elsewhere)."""
+    if name in ("", ".", "..") or Path(name).name != name or "\0" in name:
+        raise ValueError(
+            f"config key run_name must be a folder name inside runs_dir (no '/', not '.' or "
+            f"'..'), not {name!r}"
+        )
+
+
+# What the memory checks count (they refuse what could never fit, before anything is
+# allocated; the learner's process holds the rest besides):
+# a step of SB3's rollout buffer holds, in float32, the observation, the action mask and these
+# (action, reward, return, episode start, value, log-probability, advantage)
+ROLLOUT_SCALARS = 7
+# a network weight takes itself, its gradient and Adam's two moments, in float32
+BYTES_A_WEIGHT = 16
+
+
+def _check_memory(c: TrainConfig, rules: Ruleset) -> None:
+    """``num_envs`` and ``net_arch`` within what this machine's memory holds, as
+    ``VectorGame`` checks its batch: a game (the reference engine's, the larger) and its
+    rollout of ``ppo.n_steps`` steps an environment, and the actor's and the critic's weights
+    (networks of ``net_arch`` each, over the observation, the hidden cards too with the
+    privileged critic)."""
+    memory = machine_memory()
+    observer = make_observer(rules, c.observation)
+    inputs = observer.size + (observer.hidden_size if c.privileged_critic else 0)
+    step = 4 * (inputs + NUM_ACTIONS + ROLLOUT_SCALARS)
+    per_env = ReferenceGames.BYTES_A_GAME + c.ppo.n_steps * step
+    most = max(1, memory // per_env)
+    if c.num_envs > most:
+        raise ValueError(
+            f"config key num_envs must be from 1 to {most:,} (what this machine's memory holds "
+            f"of games, {per_env:,} bytes each with their rollout), not {c.num_envs:,}"
+        )
+    weights = sum(_weights([inputs, *c.net_arch, out]) for out in (NUM_ACTIONS, 1))
+    most = memory // BYTES_A_WEIGHT
+    if weights > most:
+        raise ValueError(
+            f"config key net_arch {c.net_arch} makes an actor and a critic of {weights:,} "
+            f"weights; this machine's memory holds {most:,} ({BYTES_A_WEIGHT} bytes each, "
+            "with their gradients and the optimizer's moments)"
+        )
+
+
+def _weights(layers: list[int]) -> int:
+    """The weights and biases of a stack of fully connected layers of these widths."""
+    return sum((a + 1) * b for a, b in pairwise(layers))
 
 
 def _check_expert(c: TrainConfig) -> None:

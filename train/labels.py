@@ -333,6 +333,7 @@ def label(
     for labelled in _chunks_in(folder)[:1]:  # a folder holds one plan's chunks
         load_arrays(labelled, [], settings, "a labels chunk", "; label them in another folder")
     jobs = [(plan, i, folder, settings) for i in pending(folder, chunks)]
+    workers = max(1, min(workers, len(jobs)))  # no more processes than chunks to label
     if ray is not None:
         yield from _label_on_ray(jobs, ray, workers)
         return

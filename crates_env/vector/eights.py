@@ -19,7 +19,18 @@ from ..cards import JOKER
 from ..rules import CardRole, DrawRule, EmptyStock, GameEnd, HandScoring
 from ..state import Decision
 from .layout import OUT, STALLED
-from .table import ONE, ZERO, decide, draw, end_hand, give, kind_bit, mark_kinds, score_hand_counts
+from .table import (
+    NO_SEAT,
+    ONE,
+    ZERO,
+    decide,
+    draw,
+    end_hand,
+    give,
+    kind_bit,
+    mark_kinds,
+    score_hand_counts,
+)
 
 PLAY_, SUIT_ = int(Decision.PLAY), int(Decision.SUIT)
 PLAY_OR_PASS, MORE = int(Decision.PLAY_OR_PASS), int(Decision.MORE)
@@ -36,10 +47,11 @@ TARGET, LAST_PLAYER = int(GameEnd.TARGET), int(GameEnd.LAST_PLAYER)
 def next_seat(G, R, seat):
     """``EightsGame.next_seat``: the next seat in the current direction, passing players
     knocked out."""
-    seat = (seat + G.direction) % R.n
-    while not G.active[seat]:
+    for _ in range(R.n):
         seat = (seat + G.direction) % R.n
-    return seat
+        if G.active[seat]:
+            return seat
+    raise ValueError(NO_SEAT)
 
 
 @njit(cache=True)
@@ -352,7 +364,7 @@ def skip_next(G, R, target):
     while G.held[target] & R.skip_mask == ZERO:
         G.skips -= 1
         target = next_seat(G, R, target)
-        if G.skips == 0:
+        if G.skips <= 0:  # (< 0 in no game: the bound of the loop)
             begin(G, target)
             return
     decide(G, target, DEFLECT)

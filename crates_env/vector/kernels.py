@@ -270,7 +270,10 @@ def play_random_seats(states, R, games, random_seat, row, paid_to, rewards, tota
     """In each game of ``games``, every seat with ``random_seat[b, seat]`` set plays uniformly
     random legal actions until a seat without it is to play or the game is over: a whole batch
     of random opponents in one call. ``row`` is the random stream (``rng`` row); ``totals[b]``
-    adds up the rewards paid to seat ``paid_to[b]`` on those steps."""
+    adds up the rewards paid to seat ``paid_to[b]`` on those steps. Returns -1, or the first
+    game that is not over with no legal move (a record no game reaches): it stops there
+    rather than spin. Every move counts towards the rules' guards (``max_decisions``,
+    ``max_hands``), so each game's loop ends."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
     points = np.zeros(states[0].scores.shape[0], np.int64)
     for b in games:
@@ -278,7 +281,11 @@ def play_random_seats(states, R, games, random_seat, row, paid_to, rewards, tota
         while not G.game_over and random_seat[b, to_play(G, R)]:
             mask[:] = 0
             legal_into(G, R, mask)
-            action = _nth_legal(mask, int(random_interval(row, mask.sum() - 1)))
+            legal = mask.sum()
+            if legal == 0:
+                return b
+            action = _nth_legal(mask, int(random_interval(row, legal - 1)))
             rewards[b, :] = 0.0
             env_step(G, R, action, rewards[b], points)
             totals[b] += rewards[b, paid_to[b]]
+    return -1

@@ -183,6 +183,21 @@ def next_uint32(row: np.ndarray) -> np.uint32:
     return np.uint32(v & _LOW32)
 
 
+# A draw is rejected with a chance under 1/2, so a PCG64 stream is rejected this many times in
+# a row with a chance under 2**-128: a row rejected that often is no PCG64 state (an even
+# increment, as in a row of zeros, can repeat one value for ever), and the loops stop on it.
+REJECTIONS = 128
+NOT_A_STREAM = f"a random stream rejected {REJECTIONS} draws in a row: its row is no PCG64 state"
+
+
+@njit(cache=True, inline="always")
+def _again(tries: int) -> int:
+    """One more rejected draw; the ``REJECTIONS``-th is a ValueError, not an endless loop."""
+    if tries >= REJECTIONS:
+        raise ValueError(NOT_A_STREAM)
+    return tries + 1
+
+
 @njit(cache=True)
 def random_interval(row: np.ndarray, max_value: int) -> np.uint64:
     """numpy's ``random_interval``: uniform in [0, max_value] by masked rejection."""
@@ -192,15 +207,18 @@ def random_interval(row: np.ndarray, max_value: int) -> np.uint64:
     mask = mx
     for k in (1, 2, 4, 8, 16, 32):
         mask |= mask >> np.uint64(k)
+    tries = 0
     if mx <= _LOW32:
         while True:
             value = np.uint64(next_uint32(row)) & mask
             if value <= mx:
                 return value
+            tries = _again(tries)
     while True:
         value = next_uint64(row) & mask
         if value <= mx:
             return value
+        tries = _again(tries)
 
 
 @njit(cache=True)
@@ -218,7 +236,9 @@ def bounded_integer(row: np.ndarray, n: int) -> int:
         leftover = m & _LOW32
         if leftover < excl:
             threshold = (_LOW32 - rng) % excl
+            tries = 0
             while leftover < threshold:
+                tries = _again(tries)
                 m = np.uint64(next_uint32(row)) * excl
                 leftover = m & _LOW32
         return np.int64(m >> _U32)
@@ -227,7 +247,9 @@ def bounded_integer(row: np.ndarray, n: int) -> int:
     leftover = x * excl
     if leftover < excl:
         threshold = (_MAX64 - rng) % excl
+        tries = 0
         while leftover < threshold:
+            tries = _again(tries)
             x = next_uint64(row)
             leftover = x * excl
     return np.int64(_mulhi64(x, excl))

@@ -35,6 +35,10 @@ LAST_PLAYER = int(GameEnd.LAST_PLAYER)
 RELATIVE, WIN = int(RewardMode.RELATIVE), int(RewardMode.WIN)
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
+# A loop over the seats that finds none it wants ends with these (no game dealt or loaded
+# comes to it; the record in ``VectorGame.states`` was written some other way).
+NO_DEALER = "no seat in the game may deal: the record is no game reset or from_game wrote"
+NO_SEAT = "no player is left in the game: the record is no game reset or from_game wrote"
 
 
 @njit(cache=True, inline="always")
@@ -348,10 +352,11 @@ def next_dealer(G, R):
     finish), skipping seats that never deal (Figgy) and players knocked out."""
     step = -1 if deal_goes_right(G, R) else 1
     seat = G.dealer
-    while True:
+    for _ in range(R.n):
         seat = (seat + step) % R.n
         if G.active[seat] and R.dealer_seats[seat]:
             return seat
+    raise ValueError(NO_DEALER)
 
 
 @njit(cache=True)

@@ -47,6 +47,8 @@ from .layout import (
 from .rng import STATE_WIDTH, export_state, import_state
 
 _REFERENCE = "play it on the reference engine (crates_env.crates_v0.raw_env or crates_env.Game)"
+# what a record the kernels cannot play is: not one reset, reset_as_env or from_game wrote
+_NOT_A_GAME = "its record in states is no game dealt or loaded (reset, reset_as_env, from_game)"
 
 
 class VectorGame(GameBatch):
@@ -80,7 +82,7 @@ class VectorGame(GameBatch):
         self._seed_streams = np.zeros((num_games, STATE_WIDTH), dtype=np.uint64)
         self._streaming = np.zeros(num_games, dtype=bool)
         self._fresh = _fresh_game(self.rules)
-        self._to_play = np.zeros(num_games, dtype=np.int32)
+        self._seats_out = np.zeros(num_games, dtype=np.int32)  # to_play's
 
     # ------------------------------------------------------------------ starting games
     def _seed_slots(self, slots: np.ndarray, seeds: list[int]) -> None:
@@ -126,8 +128,7 @@ class VectorGame(GameBatch):
             row[0] = export_state(deal_rng)
         return dealers
 
-    def from_game(self, game: Game, slot: int = 0, paid: Sequence[int] = ()) -> None:
-        paid = self._loadable(game, slot, paid)
+    def _load_game(self, game: Game, slot: int, paid: list[int]) -> None:
         rec = game_record(game)
         rec["paid"][: len(paid)] = paid
         self.states[slot] = rec
@@ -141,10 +142,9 @@ class VectorGame(GameBatch):
         self.game_over[target] = self.game_over[source]
 
     # ------------------------------------------------------------------ playing
-    @property
-    def to_play(self) -> np.ndarray:
-        kernels.seats_to_play(self.states, self.R, self._to_play)
-        return self._to_play
+    def _seats_to_play(self) -> np.ndarray:
+        kernels.seats_to_play(self.states, self.R, self._seats_out)
+        return self._seats_out
 
     def _legal_masks(self, games: np.ndarray, out: np.ndarray) -> None:
         kernels.legal_masks(self.states, self.R, games, out)
@@ -155,6 +155,7 @@ class VectorGame(GameBatch):
         the misplays the rules penalise (``legal_mask`` stays the rule-abiding moves)."""
         shape = (self.num_games, NUM_ACTIONS)
         out = np.empty(shape, dtype=np.int8) if out is None else check_out(out, shape, np.int8)
+        self._check_games()
         kernels.acceptable_masks(self.states, self.R, out)
         return out
 
@@ -198,45 +199,40 @@ class VectorGame(GameBatch):
         random_seats = random_seats.view(np.uint8)
         row = export_state(rng)
         totals = np.zeros(self.num_games)
-        kernels.play_random_seats(
+        stuck = kernels.play_random_seats(
             self.states, self.R, games, random_seats, row, paid_to, self.rewards, totals
         )
         rng.bit_generator.state = import_state(row).bit_generator.state
+        if stuck >= 0:  # a record no game reaches: the kernel stopped rather than spin
+            raise ValueError(f"game {stuck} has no legal move but is not over: {_NOT_A_GAME}")
         self._check_overflow()
         self.game_over[games] = self.states["game_over"][games]
         return totals
 
     # ------------------------------------------------------------------ results
-    @property
-    def scores(self) -> np.ndarray:
+    def _scores(self) -> np.ndarray:
         return self.states["scores"][:, : self.rules.num_teams].copy()
 
-    @property
-    def stars(self) -> np.ndarray:
+    def _stars(self) -> np.ndarray:
         return self.states["stars"][:, : self.num_players].astype(np.int64)
 
-    @property
-    def pressures_taken(self) -> np.ndarray:
+    def _pressures_taken(self) -> np.ndarray:
         return self.states["pressure_count"][:, : self.rules.num_teams].copy()
 
-    @property
-    def hands_played(self) -> np.ndarray:
+    def _hands_played(self) -> np.ndarray:
         return self.states["hand_index"].copy()
 
-    def winners(self, slot: int) -> list[int]:
-        self._check_slot(slot)
+    def _winners(self, slot: int) -> list[int]:
         g = self.states[slot]
         if self.rules.game_end == "last_player":
             return np.flatnonzero(g["active"][: self.num_players]).tolist()
         teams = self.rules.num_teams
         return best_scores(self.rules, g["scores"][:teams].tolist(), g["stars"][:teams].tolist())
 
-    def standing(self, slot: int) -> list[float]:
-        self._check_slot(slot)
-        return self.standings[slot].tolist()
+    def _standing(self, slot: int) -> list[float]:
+        return self._standings()[slot].tolist()
 
-    @property
-    def standings(self) -> np.ndarray:
+    def _standings(self) -> np.ndarray:
         teams = self.rules.num_teams
         if self.rules.game_end == "last_player":
             out = self.states["out_hand"][:, :teams]
@@ -245,7 +241,7 @@ class VectorGame(GameBatch):
         # signed in ints, as Ruleset.standing does: no -0.0 for a side on nothing
         return (self.rules.point_sign * self.states["scores"][:, :teams]).astype(np.float64)
 
-    def last_hands(self) -> tuple[np.ndarray, np.ndarray]:
+    def _last_hands(self) -> tuple[np.ndarray, np.ndarray]:
         played = self.states["hand_index"]
         at = (played - 1) % HAND_LOG
         rows = np.arange(self.num_games)
@@ -254,10 +250,9 @@ class VectorGame(GameBatch):
         went_out = np.where(some, self.states["log_went_out"][rows, at], -1).astype(np.int64)
         return ended_by, went_out
 
-    def hand_log(self, slot: int, first: int) -> list[HandScore]:
+    def _hand_log(self, slot: int, first: int) -> list[HandScore]:
         """A game keeps its last ``HAND_LOG`` hands: read them after every move (a ValueError
         for older ones)."""
-        self._check_slot(slot)
         g = self.states[slot]
         last = int(g["hand_index"])
         first = self._check_first(first, last)
@@ -284,8 +279,7 @@ class VectorGame(GameBatch):
             )
         return scores
 
-    @property
-    def truncated(self) -> np.ndarray:
+    def _truncated(self) -> np.ndarray:
         return self.states["truncated"].copy()
 
     @staticmethod

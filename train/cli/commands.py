@@ -20,6 +20,7 @@ from typing import Any
 from train.config import read_yaml
 
 DEFAULT_CONFIG = "configs/default.yaml"  # the config the package ships (train/configs)
+MAX_PORT = 65535
 
 
 def parse_rules(pairs: list[str]) -> dict[str, Any]:
@@ -322,7 +323,7 @@ def run_eval(args: argparse.Namespace) -> int:
         report = summarize(replace(config, deals=stop.deals), stop.records)
         report.partial_of = config.deals
         print(format_report(report))
-        _write_results(report, out, args)
+        _write_results(report, out, args, log)
         print(
             f"\ninterrupted after {stop.deals} of {config.deals} deals: the partial result is "
             f"in {out} (report.json says partial_of {config.deals}); its deals.csv pools with "
@@ -332,7 +333,7 @@ def run_eval(args: argparse.Namespace) -> int:
         return 130
     report = summarize(config, records)
     print(format_report(report))
-    paths = _write_results(report, out, args)
+    paths = _write_results(report, out, args, log)
     print("wrote " + ", ".join(str(p) for p in paths))
     if args.replays:
         pages = write_replays(config, out / "replays", args.replays)
@@ -340,17 +341,22 @@ def run_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_results(report, out: Path, args: argparse.Namespace) -> list[Path]:
-    """``write_outputs``; a disk that takes no more is one line under the table just shown."""
+def _write_results(report, out: Path, args: argparse.Namespace, log) -> list[Path]:
+    """``write_outputs``; a disk that takes no more is one line under the table just shown,
+    naming the files saved before it filled (deals.csv too where ``log``, the
+    ``DealLog``, wrote every deal)."""
     from train.evaluation import write_outputs
     from train.files import write_problem
 
+    written: list[Path] = []
     try:
-        return write_outputs(report, out, tensorboard=not args.no_tensorboard)
+        return write_outputs(report, out, tensorboard=not args.no_tensorboard, written=written)
     except OSError as exc:
-        raise ValueError(
-            f"{write_problem(exc)}; the results are the table above, not saved"
-        ) from None
+        saved = [path.name for path in written]
+        if log.kept and log.path.name not in saved:
+            saved.append(log.path.name)
+        said = f"saved only {', '.join(saved)} in {out}" if saved else "not saved"
+        raise ValueError(f"{write_problem(exc)}; the results are the table above, {said}") from None
 
 
 def run_replay(args: argparse.Namespace) -> int:
@@ -413,7 +419,12 @@ def run_label(args: argparse.Namespace) -> int:
     from train.expert import label_round, labels_folder
 
     config = load_config(args.config, args.set)
-    if not 1 <= args.round <= max(1, config.expert.rounds):
+    if config.mode != "expert":
+        raise ValueError(
+            f"crates label labels the rounds of expert iteration; {args.config} trains with "
+            f"mode: {config.mode} (set mode: expert and its expert section)"
+        )
+    if not 1 <= args.round <= config.expert.rounds:
         raise ValueError(f"--round must be from 1 to expert.rounds ({config.expert.rounds})")
     chunks = parse_chunks(args.chunks)
     if args.workers is not None and args.workers < 1:
@@ -478,6 +489,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
     if not 0 <= args.pace <= 60:
         raise ValueError(f"--pace takes 0 to 60 seconds, not {args.pace}")
+    if not 0 <= args.port <= MAX_PORT:  # the socket would take it modulo 65536, silently
+        raise ValueError(f"--port takes 0 to {MAX_PORT} (0: any free port), not {args.port}")
     rules = parse_rules(args.rule)
     opponents = args.opponents or default_agents(args.preset, args.players, rules)[:1]
     config = ServeConfig(

@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import EngFormatter, PercentFormatter
 from tensorboard.backend.event_processing.event_accumulator import SCALARS, EventAccumulator
 
+from crates_env.files import write_atomically
 from train.config import rules_of
 
 Scalars = dict[str, list[tuple[int, float]]]
@@ -224,11 +225,13 @@ def _point_sign(run_dir: Path) -> int | None:
 
 
 def plot_run(run_dir: str | Path, out_png: str | Path, title: str | None = None) -> Path:
-    """Draw the run's training curves into ``out_png``; return its path."""
+    """Draw the run's training curves into ``out_png`` (``.png`` added to a name without a
+    suffix, as matplotlib adds it; another suffix names the format, ``.svg``, ``.pdf``),
+    whole or not at all; return the path written."""
     scalars = read_scalars(run_dir)
     title = title or f"Crates training curves: {Path(run_dir).resolve().name}"
     fig = draw(scalars, title, _point_sign(Path(run_dir)))
     out = Path(out_png)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=DPI)
-    return out
+    if not out.suffix:
+        out = out.with_suffix(".png")
+    return write_atomically(out, lambda tmp: fig.savefig(tmp, dpi=DPI))

@@ -33,6 +33,9 @@ from crates_env.game import Game
 from train.workers import serve_parent
 
 CHUNK_DEALS = 64  # deals a worker plays side by side: a few hundred games, one batch
+# A game's record in memory, kept until the report is made: about 5 kB at a 4-player crates
+# table, twice that for longer games (more hands, more players) and the report's arrays.
+BYTES_A_RECORD = 10_000
 
 
 @dataclass(frozen=True)

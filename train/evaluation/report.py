@@ -119,9 +119,14 @@ def prepare_output(out_dir: Path) -> None:
         raise ValueError(f"--out {out_dir} is not writable")
 
 
-def write_outputs(report: Report, out_dir: Path, tensorboard: bool = True) -> list[Path]:
+def write_outputs(
+    report: Report, out_dir: Path, tensorboard: bool = True, written: list[Path] | None = None
+) -> list[Path]:
     """JSON, CSV, a PNG chart and (optionally) TensorBoard scalars under ``out_dir``, each file
-    whole or not at all (an OSError, of a full or read-only disk, leaves none half written)."""
+    whole or not at all (an OSError, of a full or read-only disk, leaves none half written),
+    the results first and the chart last; ``written`` gets each path as it is written, so that
+    a caller stopped by an OSError can say which files were saved."""
+    written = [] if written is None else written
     out_dir.mkdir(parents=True, exist_ok=True)
     cols = [
         "name",
@@ -140,15 +145,17 @@ def write_outputs(report: Report, out_dir: Path, tensorboard: bool = True) -> li
     agents = [cols] + [[getattr(a, c) for c in cols] for a in report.agents]
     names = [a.name for a in report.agents]
     rows = deal_lines(names, report.deals, *report_columns(report), header=True)
-    paths = [
-        atomic_write(out_dir / "report.json", json.dumps(asdict(report), indent=2)),
-        atomic_write(out_dir / "agents.csv", csv_text(agents)),
-        write_atomically(out_dir / "points.png", lambda tmp: _plot(report, tmp)),
-        atomic_write(out_dir / "deals.csv", rows),
+    writes = [
+        lambda: atomic_write(out_dir / "report.json", json.dumps(asdict(report), indent=2)),
+        lambda: atomic_write(out_dir / "agents.csv", csv_text(agents)),
+        lambda: atomic_write(out_dir / "deals.csv", rows),
+        lambda: write_atomically(out_dir / "points.png", lambda tmp: _plot(report, tmp)),
     ]
     if tensorboard:
-        paths.append(_tensorboard(report, out_dir / "tensorboard"))
-    return paths
+        writes.append(lambda: _tensorboard(report, out_dir / "tensorboard"))
+    for write in writes:
+        written.append(write())
+    return written
 
 
 def csv_text(rows: Sequence[Sequence]) -> str:
@@ -181,6 +188,11 @@ class DealLog:
         self.path, self.names = path, list(names)
         self.problem: OSError | None = None
         self._started = False  # the file begun, its header written (with the first deals)
+
+    @property
+    def kept(self) -> bool:
+        """The file holds every deal added (some were, and none failed to be written)."""
+        return self._started and self.problem is None
 
     def add(self, records: Sequence[GameRecord]) -> None:
         """Append the deals of ``records`` (whole deals, every lineup)."""

@@ -10,14 +10,16 @@ import functools
 import multiprocessing as mp
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 
 from agents import Table, make_agent
+from crates_env.batch import machine_memory
 from crates_env.engine_choice import ENGINES
 from train.config import rules_of
 from train.workers import check_ray, torch_threads
 
 from . import games
-from .games import EvalConfig, GameRecord, Interrupted, init_worker, lineups
+from .games import BYTES_A_RECORD, EvalConfig, GameRecord, Interrupted, init_worker, lineups
 from .on_ray import run_on_ray
 
 
@@ -47,9 +49,24 @@ def validate(config: EvalConfig) -> Table:
 
 
 def game_tasks(config: EvalConfig) -> list[tuple[int, int, tuple[int, ...]]]:
-    """Every game, in the order the results come back: (deal, lineup index, lineup)."""
+    """Every game, in the order the results come back: (deal, lineup index, lineup). More
+    deals than this machine's memory holds the records of is a ValueError, before any is
+    listed."""
+    check_deals(config.deals, len(config.agents), config.num_players)
     seatings = lineups(len(config.agents), config.num_players)
     return [(d, i, lu) for d in range(config.deals) for i, lu in enumerate(seatings)]
+
+
+def check_deals(deals: int, num_agents: int, num_players: int, name: str = "deals") -> None:
+    """A ValueError naming ``name`` for more deals of ``num_agents`` at a table of
+    ``num_players`` than this machine's memory holds the games' records of (every record is
+    kept until the report is made)."""
+    most = max(1, machine_memory() // (len(lineups(num_agents, num_players)) * BYTES_A_RECORD))
+    if deals > most:
+        raise ValueError(
+            f"{name} must be from 1 to {most:,} (what this machine's memory holds of the games' "
+            f"records), not {deals:,}"
+        )
 
 
 def run(
@@ -67,13 +84,14 @@ def run(
     tasks = game_tasks(config)
     seatings = len(tasks) // config.deals
     chunks = chunked(tasks, config, seatings)
+    workers = min(config.workers, len(chunks))  # no more processes than chunks to play
     bar = _progress(len(tasks), progress)
     records: list[GameRecord] = []
     try:
         if config.ray is not None:
-            records = run_on_ray(config, chunks, bar)
+            records = run_on_ray(replace(config, workers=workers), chunks, bar)
             keep(records)
-        elif config.workers == 1:
+        elif workers == 1:
             # a batch's forward passes run fastest on one thread while the cores are shared
             threads = torch_threads(1) if "torch" in sys.modules else contextlib.nullcontext()
             with threads:
@@ -85,7 +103,7 @@ def run(
         else:
             ctx = mp.get_context("spawn")  # clean workers: no torch or RNG state inherited
             play = functools.partial(games.play_games, config)
-            with ctx.Pool(config.workers, initializer=init_worker) as pool:
+            with ctx.Pool(workers, initializer=init_worker) as pool:
                 for played in pool.imap(play, chunks):
                     records.extend(played)
                     keep(played)
