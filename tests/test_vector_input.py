@@ -234,3 +234,24 @@ def test_any_input_is_taken_or_refused_with_a_value_error(method, data):
         getattr(vg, method)(*args)
     except ValueError:
         assert _snapshot(vg) == before
+
+
+def test_an_edited_engine_compiles_into_a_cache_folder_of_its_own(tmp_path):
+    """numba reuses a cached function while its own file is unchanged, whatever changed in
+    the files it calls: the cache folder is keyed by every engine source file, so an edit
+    anywhere (here a kernel's callee in another file) is a new folder."""
+    import shutil
+    from pathlib import Path
+
+    import crates_env
+    from crates_env.vector import engine_digest, numba_cache_folder
+
+    package = Path(crates_env.__file__).parent
+    copy = tmp_path / "crates_env"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__", "render"))
+    before = engine_digest(copy)
+    assert before == engine_digest(package)
+    assert numba_cache_folder().name == before
+    table = copy / "vector" / "table.py"
+    table.write_text(table.read_text() + "\n# an edit\n")
+    assert engine_digest(copy) != before
