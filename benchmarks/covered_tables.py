@@ -1,0 +1,122 @@
+"""A network against HeuristicAgent at every covered table: the model card's rows and its chart.
+
+    python benchmarks/covered_tables.py --agent shipped --deals 2000 --out runs/covered
+    python benchmarks/covered_tables.py --agent checkpoints/mixture.zip --tables crates:3 zimbabwe:5
+    python benchmarks/covered_tables.py --chart runs/covered --png docs/covered_tables.png
+
+At each table (``crates_env.table_observation.COVERED_TABLES`` by default, or ``--tables``) it
+runs ``crates eval --preset P --players N --agents AGENT heuristic --deals D --seed S+k`` (the
+evaluation's own duplicate deals, seats rotated; table k of the covered list gets seed S+k, so
+tables never share deals) and keeps the report in ``OUT/<preset>_<players>p/report.json``. A
+table whose report is there is not played again, so a stopped run resumes and shares of the
+tables can be played on other machines and pooled by copying the folders.
+
+``--chart`` reads the folders and draws the share of the decided deals in which the agent stood
+better than HeuristicAgent, per table, with its 95% interval and the 55% bar, and prints the
+rows (share, sign p, mean relative points).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from crates_env.table_observation import COVERED_TABLES
+from train.evaluation import EvalConfig, run, summarize, write_outputs
+
+BAR = 0.55  # issue 52's bar: better than HeuristicAgent in 55% of the decided deals
+
+
+def play(agent: str, tables: list[tuple[str, int]], deals: int, seed: int, out: Path, workers: int):
+    """Play the tables not yet in ``out``, one report a table."""
+    for preset, players in tables:
+        folder = out / f"{preset}_{players}p"
+        if (folder / "report.json").is_file():
+            continue
+        config = EvalConfig(
+            agents=(agent, "heuristic"),
+            preset=preset,
+            num_players=players,
+            deals=deals,
+            seed=seed + COVERED_TABLES.index((preset, players)),
+            workers=workers,
+        )
+        try:
+            report = summarize(config, run(config, progress=False))
+        except ValueError as exc:  # the agent does not play this table: say so, play on
+            print(f"{preset} {players}p: not played ({exc})")
+            continue
+        folder.mkdir(parents=True, exist_ok=True)
+        write_outputs(report, folder, tensorboard=False)
+        print(f"{preset} {players}p: {row(json.loads((folder / 'report.json').read_text()))}")
+
+
+def row(report: dict) -> str:
+    """One table's line: the share of decided deals, its sign p, the mean relative points."""
+    (pair,) = report["pairs"]
+    return (
+        f"{pair['better_share']:.1%} of {report['config']['deals']} deals (sign p "
+        f"{pair['sign_p']:.2g}, signed-rank p {pair['wilcoxon_p']:.2g}), mean points "
+        f"{pair['relative']:+.1%}"
+    )
+
+
+def chart(out: Path, png: Path) -> None:
+    """The share of decided deals per table, with its 95% interval and the bar."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names, shares, errors = [], [], []
+    for preset, players in COVERED_TABLES:
+        path = out / f"{preset}_{players}p" / "report.json"
+        if not path.is_file():
+            continue
+        report = json.loads(path.read_text())
+        (pair,) = report["pairs"]
+        decided = max(1, pair.get("decided", pair["deals"]))  # ties dropped
+        share = pair["better_share"]
+        names.append(f"{preset} {players}p")
+        shares.append(share)
+        errors.append(1.96 * (share * (1 - share) / decided) ** 0.5)
+        print(f"{preset} {players}p: {row(report)}")
+    fig, ax = plt.subplots(figsize=(10, 0.32 * len(names) + 1.2))
+    colours = ["tab:green" if s >= BAR else "tab:gray" for s in shares]
+    ax.barh(names[::-1], shares[::-1], xerr=errors[::-1], color=colours[::-1], capsize=2)
+    ax.axvline(0.5, color="black", linewidth=0.8)
+    ax.axvline(BAR, color="tab:red", linestyle="--", linewidth=0.8, label="the bar (55%)")
+    ax.set_xlim(0.3, 0.8)
+    ax.set_xlabel("share of the decided deals better than HeuristicAgent (95% interval)")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    print(f"wrote {png}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agent", default="shipped")
+    parser.add_argument("--tables", nargs="*", default=None, help="preset:players (default: all)")
+    parser.add_argument("--deals", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=52000000)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=Path("runs/covered"))
+    parser.add_argument("--chart", type=Path, default=None, help="draw the folder's results")
+    parser.add_argument("--png", type=Path, default=Path("docs/covered_tables.png"))
+    args = parser.parse_args()
+    if args.chart is not None:
+        chart(args.chart, args.png)
+        return
+    tables = COVERED_TABLES
+    if args.tables:
+        tables = [(p, int(n)) for p, _, n in (t.partition(":") for t in args.tables)]
+    play(args.agent, list(tables), args.deals, args.seed, args.out, args.workers)
+
+
+if __name__ == "__main__":
+    main()
