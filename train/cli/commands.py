@@ -1,8 +1,9 @@
-"""The ``crates`` command line: ``crates train``, ``eval``, ``replay``, ``play``, ``serve`` and
-``curves``.
+"""The ``crates`` command line: ``crates train``, ``eval``, ``bench``, ``replay``, ``play``,
+``serve`` and ``curves``.
 
 Examples: ``crates train --config configs/default.yaml``,
 ``crates eval --agents heuristic greedy random --deals 2000``,
+``crates bench my_pkg.bots:MyAgent``,
 ``crates replay --agents heuristic greedy --seed 3 --out game.html``,
 ``crates play --seat 0 --opponents heuristic``, ``crates serve --opponents search``,
 ``crates curves runs/default``.

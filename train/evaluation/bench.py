@@ -47,7 +47,7 @@ BENCH_TABLES = tuple((preset, 4) for preset in PRESETS)  # the seven 4-player ru
 DEALS = 300  # deals a pairing of a benched agent (docs/benchmark.md: the time it takes)
 QUICK_DEALS = 40  # --quick: a first look, its intervals wide
 REFERENCE_DEALS = 200  # the committed ladder's deals a pairing ...
-REFERENCE_SEARCH_DEALS = 20  # ... and a pairing with search, whose games are slow
+REFERENCE_SEARCH_DEALS = 10  # ... and a pairing with search, whose games are slow
 REFERENCE_FILE = "bench_reference.json"  # train's package data: benchmarks/reference.json
 
 

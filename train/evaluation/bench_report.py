@@ -16,7 +16,7 @@ from pathlib import Path
 from crates_env.files import atomic_write
 from train.config import rules_of
 
-from .bench import ANCHOR, BenchResult, TableResult, to_json
+from .bench import ANCHOR, SEARCH, BenchResult, TableResult, to_json
 from .report import _short, better_standing, csv_text
 
 QUICK_WARNING = "quick mode: {deals} deals a pairing, so the intervals are wide; quote a full bench"
@@ -81,9 +81,11 @@ def format_bench(result: BenchResult) -> str:
 
 
 def _protocol(result: BenchResult) -> str:
-    search = (
-        f", {result.search_deals} against search" if result.search_deals else ", search not played"
-    )
+    search = ", search not played"
+    if result.search_deals:
+        search = f", {result.search_deals} against search"
+    elif any(r.name == SEARCH for t in result.tables for r in t.ratings):
+        search = ", search's rows from the reference only (--search-deals N plays it)"
     return (
         f"crates bench: {result.deals} duplicate deals a pairing{search} (seed {result.seed}, "
         "seats rotated); ratings are Bradley-Terry on the deals decided"
@@ -341,6 +343,10 @@ def leaderboard_svg(result: BenchResult) -> str:
     )
 
 
+def _processes(workers: int) -> str:
+    return "one process" if workers == 1 else f"{workers} worker processes"
+
+
 def leaderboard_markdown(result: BenchResult, source: str) -> str:
     """docs/leaderboard.md: the ladder's ratings and pairs at every table of ``result`` (the
     committed reference, at ``source``)."""
@@ -363,8 +369,8 @@ def leaderboard_markdown(result: BenchResult, source: str) -> str:
         "deals, statistics and ratings work and what to quote: [benchmark.md](benchmark.md).",
         "",
         f"Played by `{result.command}`: {result.deals} duplicate deals a pairing{search}, "
-        f"seed {result.seed}, seats rotated; {minutes:.0f} minutes of play on "
-        f"{result.workers} worker process(es). A rating is Bradley-Terry on the deals one of a "
+        f"seed {result.seed}, seats rotated; {minutes:.0f} minutes of play "
+        f"({_processes(result.workers)}). A rating is Bradley-Terry on the deals one of a "
         f"pair stood better in, in Elo points ({ANCHOR} 0 at every table: 400 points are "
         "odds of 10 to 1 in a decided deal); the interval is 95%.",
         "",
