@@ -22,6 +22,7 @@ import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
+from multiprocessing.pool import Pool
 from pathlib import Path
 
 from agents import Table, make_agent
@@ -49,6 +50,8 @@ QUICK_DEALS = 40  # --quick: a first look, its intervals wide
 REFERENCE_DEALS = 200  # the committed ladder's deals a pairing ...
 REFERENCE_SEARCH_DEALS = 10  # ... and a pairing with search, whose games are slow
 REFERENCE_FILE = "bench_reference.json"  # train's package data: benchmarks/reference.json
+
+Say = Callable[[str], None]  # where a bench says what it has done, a line at a time
 
 
 def table_key(preset: str, players: int) -> str:
@@ -199,7 +202,9 @@ def decided_counts(pair: PairComparison) -> tuple[str, str, int, int]:
     return pair.first, pair.second, first, pair.decided - first
 
 
-def rate(ladder_pairs: list[PairComparison], agent_pairs: dict[str, list]) -> list[Rating]:
+def rate(
+    ladder_pairs: list[PairComparison], agent_pairs: dict[str, list[PairComparison]]
+) -> list[Rating]:
     """The ladder rated on its own pairs (``ANCHOR`` at 0), then each benched agent fitted
     against those ratings, held fixed: one scale, on which the ladder stands where the
     reference puts it whatever is benched. Best first."""
@@ -248,10 +253,9 @@ def saved_pair(folder: Path, config: EvalConfig) -> tuple[PairComparison, float]
         return None
 
 
-Say = Callable[[str], None]
-
-
-def play_pairing(config: EvalConfig, out: Path, pool, progress: bool) -> tuple:
+def play_pairing(
+    config: EvalConfig, out: Path, pool: Pool | None, progress: bool
+) -> tuple[PairComparison, float, bool]:
     """One pairing, from its folder if finished there, else played and saved there (its
     report.json last, the mark of a finished pairing); (comparison, seconds, resumed)."""
     folder = pairing_folder(out, config)
@@ -313,7 +317,7 @@ def unfit_tables(config: BenchConfig) -> dict[str, dict[str, str]]:
 
 
 @contextlib.contextmanager
-def players(config: BenchConfig) -> Iterator:
+def players(config: BenchConfig) -> Iterator[Pool | None]:
     """What plays every pairing's chunks: one pool of worker processes for the whole bench
     (started once: a process loads torch and the networks once), one Ray session, or None
     (this process)."""
@@ -358,7 +362,16 @@ def bench(
     )
 
 
-def _bench_table(config, table, kept, unfit, out, pool, say: Say, progress) -> TableResult:
+def _bench_table(
+    config: BenchConfig,
+    table: tuple[str, int],
+    kept: TableResult | None,
+    unfit: dict[str, dict[str, str]],
+    out: Path,
+    pool: Pool | None,
+    say: Say,
+    progress: bool,
+) -> TableResult:
     """One table: the ladder's pairs the reference lacks, then each agent against the ladder."""
     key = table_key(*table)
     fingerprint = shipped_fingerprint(table)
@@ -380,11 +393,9 @@ def _bench_table(config, table, kept, unfit, out, pool, say: Say, progress) -> T
     agent_pairs: dict[str, list[PairComparison]] = {a: [] for a in config.agents}
     failures = {a: f"cannot be made for this table: {why}" for a, why in unfit[key].items()}
     seconds = 0.0
-    games = [(a, b) for a, b in ladder_pairs] + [
-        (agent, other) for agent in config.agents for other in ladder
-    ]
+    games = [*ladder_pairs, *((agent, other) for agent in config.agents for other in ladder)]
     for first, second in games:
-        if first in failures or (SEARCH in (first, second) and not config.search_deals):
+        if first in failures:
             continue
         pairing = config.pairing(first, second, table)
         try:
