@@ -251,6 +251,11 @@ def page(result: BenchResult) -> str:
     ]
     if result.command:
         head.append(f"<p>Made by <code>{html.escape(result.command)}</code>.</p>")
+    if result.agents:
+        head.append(
+            f'<p>In the charts, <b style="color:{BENCHED}">the agents benched here</b> and '
+            f'<b style="color:{LADDER_COLOUR}">the reference ladder</b>.</p>'
+        )
     if result.quick:
         warning = html.escape(QUICK_WARNING.format(deals=result.deals))
         head.append(f'<p class="quick">{warning}.</p>')
@@ -352,7 +357,8 @@ def leaderboard_markdown(result: BenchResult, source: str) -> str:
     committed reference, at ``source``)."""
     minutes = sum(t.seconds for t in result.tables) / 60
     search = (
-        f", {result.search_deals} against search (slow: docs/benchmark.md)"
+        f", {result.search_deals} against search (its games are slow, so few: its intervals "
+        "are wide)"
         if result.search_deals
         else ""
     )
