@@ -37,6 +37,7 @@ SHIPPED = {
     "train/configs/default.yaml": "configs/default.yaml",
     "train/configs/strong.yaml": "configs/strong.yaml",
     "train/configs/crates_4p.yaml": "configs/crates_4p.yaml",
+    "train/bench_reference.json": "benchmarks/reference.json",  # crates bench's ladder
 }
 # each shipped network's choice at train.convert's decisions of its table, recorded with SB3's
 # loader before the networks were converted to the package's own format (agents.checkpoints)
@@ -77,7 +78,8 @@ def test_the_shipped_network_by_name_from_any_folder(tmp_path, monkeypatch, caps
 
 
 def test_the_repository_keeps_one_copy_of_what_it_ships():
-    """The package folders link to the top-level checkpoints/ and configs/ (the source)."""
+    """The package folders link to the top-level checkpoints/, configs/ and benchmarks/ (the
+    source)."""
     for shipped, source in SHIPPED.items():
         assert (ROOT / shipped).resolve() == (ROOT / source).resolve()
 

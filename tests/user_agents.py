@@ -59,3 +59,26 @@ def protocol_agent(table, seed):
 
 
 NOT_AN_AGENT = 3
+
+
+class IllegalAtThree:
+    """Plays the lowest legal id, but at a 3-player table an action its mask forbids: a bug
+    that shows at one table only."""
+
+    def __init__(self, table) -> None:
+        self.illegal = table.num_players == 3
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(np.flatnonzero(~action_mask if self.illegal else action_mask)[0])
+
+
+class RaisesAtThree:
+    """Plays the lowest legal id, but raises at a 3-player table."""
+
+    def __init__(self, table) -> None:
+        self.players = table.num_players
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if self.players == 3:
+            raise RuntimeError("this agent was only written for four players")
+        return int(np.flatnonzero(action_mask)[0])

@@ -1,8 +1,9 @@
-"""The ``crates`` command line: ``crates train``, ``eval``, ``replay``, ``play``, ``serve`` and
-``curves``.
+"""The ``crates`` command line: ``crates train``, ``eval``, ``bench``, ``replay``, ``play``,
+``serve`` and ``curves``.
 
 Examples: ``crates train --config configs/default.yaml``,
 ``crates eval --agents heuristic greedy random --deals 2000``,
+``crates bench my_pkg.bots:MyAgent``,
 ``crates replay --agents heuristic greedy --seed 3 --out game.html``,
 ``crates play --seat 0 --opponents heuristic``, ``crates serve --opponents search``,
 ``crates curves runs/default``.
@@ -124,6 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the replay pages of the first K games in OUT/replays (default: none)",
     )
 
+    add_bench_parser(sub)
+
     rp = sub.add_parser(
         "replay", help="one game of crates eval as an HTML page to watch in a browser"
     )
@@ -244,13 +247,94 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_bench_parser(sub) -> None:
+    from train.evaluation.bench import DEALS, QUICK_DEALS, REFERENCE_DEALS, REFERENCE_SEARCH_DEALS
+
+    be = sub.add_parser(
+        "bench",
+        help="the standard benchmark: agents against the reference ladder at every table "
+        "(docs/benchmark.md)",
+    )
+    be.add_argument(
+        "agents",
+        nargs="*",
+        metavar="AGENT",
+        help="agents to bench, named as for crates eval: checkpoints (.zip), policy files "
+        "(.pt, .pt2), RLlib module folders, classes by import path (my_pkg.bots:MyAgent), "
+        "search with settings",
+    )
+    be.add_argument(
+        "--tables",
+        default=None,
+        metavar="PRESET:PLAYERS,...",
+        help="the tables (e.g. crates:3,zimbabwe:4, or covered; default: the seven 4-player "
+        "rule systems)",
+    )
+    be.add_argument(
+        "--deals",
+        type=int,
+        default=None,
+        help=f"deals a pairing (default: {DEALS}; {REFERENCE_DEALS} with --reference)",
+    )
+    be.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"a first look: {QUICK_DEALS} deals a pairing, the intervals wide",
+    )
+    be.add_argument(
+        "--search-deals",
+        type=int,
+        default=None,
+        help="deals a pairing with search, whose games are slow (default: 0, search's rows "
+        f"from the reference; {REFERENCE_SEARCH_DEALS} with --reference)",
+    )
+    be.add_argument("--workers", type=int, default=2, help="worker processes (default: 2)")
+    be.add_argument(
+        "--engine",
+        default="auto",
+        help="the engine the games run on, as for crates eval (default: auto)",
+    )
+    add_ray_argument(be, "play the games")
+    be.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="output folder, where a stopped bench resumes (default: bench_out/<agents>)",
+    )
+    be.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="the ladder's results to read (default: the committed reference the package "
+        "ships, benchmarks/reference.json)",
+    )
+    be.add_argument(
+        "--reference",
+        action="store_true",
+        help="play the ladder against itself: the reference results made anew (OUT/bench.json; "
+        "copy it to benchmarks/reference.json)",
+    )
+    be.add_argument(
+        "--leaderboard",
+        type=Path,
+        default=None,
+        metavar="PAGE.md",
+        help="write the leaderboard page (and its chart beside it) from the results, play "
+        "nothing (docs/leaderboard.md)",
+    )
+    be.add_argument("--no-tensorboard", action="store_true", help="skip TensorBoard scalars")
+    be.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 def main(argv: list[str] | None = None) -> int:
     from train.workers import WorkersFailed, interruptible
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # what a result says made it
     commands = {
         "eval": run_eval,
+        "bench": run_bench,
         "replay": run_replay,
         "train": run_train,
         "label": run_label,
@@ -357,6 +441,63 @@ def _write_results(report, out: Path, args: argparse.Namespace, log) -> list[Pat
             saved.append(log.path.name)
         said = f"saved only {', '.join(saved)} in {out}" if saved else "not saved"
         raise ValueError(f"{write_problem(exc)}; the results are the table above, {said}") from None
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    import shlex
+
+    from train.evaluation import bench as b
+    from train.evaluation import prepare_output
+    from train.evaluation.bench_report import format_bench, write_bench, write_leaderboard
+
+    if args.leaderboard is not None:
+        if args.agents or args.reference:
+            raise ValueError("--leaderboard writes the page from results: name no agent")
+        results = b.read_results(args.results)
+        source = args.results or "benchmarks/reference.json"
+        paths = write_leaderboard(results, args.leaderboard, str(source))
+        print("wrote " + ", ".join(str(p) for p in paths))
+        return 0
+    if args.quick and args.deals is not None:
+        raise ValueError(f"--quick is {b.QUICK_DEALS} deals a pairing: give it or --deals")
+    reference = args.reference
+    deals = args.deals or (
+        b.QUICK_DEALS if args.quick else b.REFERENCE_DEALS if reference else b.DEALS
+    )
+    search_deals = args.search_deals
+    if search_deals is None:
+        search_deals = b.REFERENCE_SEARCH_DEALS if reference and not args.quick else 0
+    config = b.BenchConfig(
+        agents=tuple(args.agents),
+        tables=b.parse_tables(args.tables) if args.tables is not None else b.BENCH_TABLES,
+        deals=deals,
+        search_deals=search_deals,
+        quick=args.quick,
+        reference=reference,
+        workers=args.workers,
+        ray=args.ray,
+        engine=args.engine,
+    )
+    b.check(config)
+    ladder = None if reference else b.read_results(args.results)
+    out = args.out or Path("bench_out") / (
+        "reference" if reference else "+".join(b.folder_name(a) for a in config.agents)
+    )
+    prepare_output(out)
+    command = "crates " + shlex.join(args.argv)
+    try:
+        result = b.bench(config, out, ladder, progress=not args.quiet, command=command)
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted: the pairings finished are kept in {out}; the same command (with "
+            f"--out {out}) plays the rest",
+            file=sys.stderr,
+        )
+        return 130
+    print(format_bench(result))
+    paths = write_bench(result, out, tensorboard=not args.no_tensorboard)
+    print("wrote " + ", ".join(str(p) for p in paths))
+    return 0
 
 
 def run_replay(args: argparse.Namespace) -> int:

@@ -43,6 +43,7 @@ class PairComparison:
     first: str
     second: str
     deals: int
+    decided: int  # the deals in which one stood better than the other (``better_share``'s)
     # first minus second, game points per deal (first better: negative where points are a cost,
     # positive where they are won; ``point_sign``)
     mean_difference: float
@@ -189,6 +190,7 @@ def _compare(first, second, per_deal, wins, standings, i, j, point_sign) -> Pair
         first=first,
         second=second,
         deals=len(diffs),
+        decided=len(nonzero),
         mean_difference=float(diffs.mean()),
         ci95=_ci95(diffs),
         relative=float(diffs.mean() / second_mean) if second_mean else float("nan"),
@@ -255,3 +257,67 @@ def _rate(records: Sequence[GameRecord], summaries: list[AgentSummary]) -> None:
         summary.rating_mu = rating.mu
         summary.rating_sigma = rating.sigma
         summary.rating_ordinal = rating.ordinal()
+
+
+ELO = 400 / math.log(10)  # rating points a unit of log-odds: 400 points are odds of 10 to 1
+PRIOR_DEALS = 0.5  # each pair played: a virtual half deal to either side (a sweep stays finite)
+
+
+@dataclass(frozen=True)
+class Rating:
+    name: str
+    rating: float  # Elo points: the anchor stands at 0
+    ci95: float  # half-width of the 95% interval of the difference to the anchor (0: itself)
+
+
+def bradley_terry(
+    results: Sequence[tuple[str, str, int, int]],
+    anchor: str,
+    fixed: dict[str, float] | None = None,
+) -> dict[str, Rating]:
+    """Bradley-Terry ratings from duplicate deals: ``results`` holds (first, second, deals the
+    first stood better in, deals the second did), and an agent rated ``r`` stands better than
+    one rated ``s`` in a decided deal with odds ``10 ** ((r - s) / 400)``; ``anchor`` stands at
+    0. Order does not matter (unlike OpenSkill's game-by-game updates), and the 95% intervals
+    come from the likelihood's curvature (normal approximation). Every pair played also counts
+    ``PRIOR_DEALS`` to either side, so an agent that won every deal gets a finite rating.
+
+    ``fixed`` holds ratings kept as given (the reference ladder's, the anchor among them); the
+    others are fitted against them, and their intervals come from the information of every
+    pair, so they also carry the uncertainty of the ratings they were fitted to."""
+    from scipy.special import expit
+
+    names = list(dict.fromkeys(n for first, second, *_ in results for n in (first, second)))
+    if anchor not in names:
+        raise ValueError(f"the anchor {anchor!r} played none of the pairs")
+    at = {n: i for i, n in enumerate(names)}
+    won = np.zeros((len(names), len(names)))
+    for first, second, first_better, second_better in results:
+        won[at[first], at[second]] += first_better + PRIOR_DEALS
+        won[at[second], at[first]] += second_better + PRIOR_DEALS
+    played = won + won.T
+    theta = np.zeros(len(names))
+    for name, rating in (fixed or {}).items():
+        if name in at:
+            theta[at[name]] = rating / ELO
+    free = [at[n] for n in names if n != anchor and n not in (fixed or {})]
+    rated = [at[n] for n in names if n != anchor]
+
+    def information() -> np.ndarray:
+        p = expit(theta[:, None] - theta[None, :])
+        weight = played * p * (1 - p)
+        return np.diag(weight.sum(1)) - weight
+
+    for _ in range(200):  # Newton's method on a concave log-likelihood
+        if not free:
+            break
+        p = expit(theta[:, None] - theta[None, :])
+        gradient = (won - played * p).sum(1)[free]
+        step = np.linalg.solve(information()[np.ix_(free, free)], gradient)
+        theta[free] += np.clip(step, -3, 3)  # no overshoot from far off
+        if np.abs(step).max() < 1e-10:
+            break
+    covariance = np.linalg.inv(information()[np.ix_(rated, rated)]) if rated else np.zeros((0, 0))
+    z = 1.959963984540054  # the normal's 97.5th percentile
+    spread = dict(zip(rated, z * np.sqrt(np.diag(covariance)) * ELO, strict=True))
+    return {n: Rating(n, float(theta[at[n]] * ELO), float(spread.get(at[n], 0.0))) for n in names}

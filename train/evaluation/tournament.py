@@ -11,6 +11,7 @@ import multiprocessing as mp
 import sys
 from collections.abc import Callable
 from dataclasses import replace
+from multiprocessing.pool import Pool
 
 from agents import Table, make_agent
 from crates_env.batch import machine_memory
@@ -73,11 +74,14 @@ def run(
     config: EvalConfig,
     progress: bool = True,
     keep: Callable[[list[GameRecord]], None] | None = None,
+    pool: Pool | None = None,
 ) -> list[GameRecord]:
     """Play every deal in every lineup; results come back in a fixed order, and ``keep`` sees
     them as they do, a batch of whole deals at a time (``report.DealLog`` writes them down).
-    Stopped by Ctrl-C, it raises :class:`Interrupted` with the deals played to the end (whole
-    chunks)."""
+    ``pool``: worker processes already started (``worker_pool``) to play them, for several
+    evaluations in a row (``crates bench``); without it, ``config.workers`` processes are
+    started for this one. Stopped by Ctrl-C, it raises :class:`Interrupted` with the deals
+    played to the end (whole chunks)."""
     keep = keep or (lambda records: None)
     table = validate(config)
     games.looks_ahead(config, table)  # an engine that cannot play the agents says so now
@@ -101,10 +105,10 @@ def run(
                     keep(played)
                     bar.update(len(chunk))
         else:
-            ctx = mp.get_context("spawn")  # clean workers: no torch or RNG state inherited
             play = functools.partial(games.play_games, config)
-            with ctx.Pool(workers, initializer=init_worker) as pool:
-                for played in pool.imap(play, chunks):
+            started = worker_pool(workers) if pool is None else contextlib.nullcontext(pool)
+            with started as processes:
+                for played in processes.imap(play, chunks):
                     records.extend(played)
                     keep(played)
                     bar.update(len(played))
@@ -115,6 +119,12 @@ def run(
         raise Interrupted(played[: deals * seatings], deals) from None
     bar.close()
     return records
+
+
+def worker_pool(workers: int) -> Pool:
+    """``workers`` clean processes to play games (``run``'s ``pool``): spawned, so no torch or
+    RNG state is inherited; they end with the ``with`` block."""
+    return mp.get_context("spawn").Pool(workers, initializer=init_worker)
 
 
 def chunked(tasks: list[tuple], config: EvalConfig, lineups_a_deal: int) -> list[list[tuple]]:
