@@ -35,6 +35,10 @@ class PolicyAgent(Agent):
     game it never learned).
     """
 
+    # the table layout's observer where the network reads it and is handed the seat layout
+    # (it widens each vector itself); None: it reads what it is handed
+    _view: TableObserver | None = None
+
     def __init__(
         self,
         path: str | Path,
@@ -53,8 +57,6 @@ class PolicyAgent(Agent):
         version = self.path.stat().st_mtime_ns if self.path.is_file() else None
         self.network = _shared_network(self.path.resolve(), version, device)
         self.policy = self.network.policy
-        # a network of the table layout handed this table's seat layout widens it itself
-        self._view = None
         if table is not None:
             self._view = _check_table(self.network, self.path, table, other_table)
 
