@@ -163,6 +163,10 @@ class TorchScriptAgent(PolicyAgent):
                     f"observation, not ({NUM_ACTIONS},)"
                 )
 
+    def describe(self) -> str:
+        """What the policy is, in words: a file records no tables or layout."""
+        return f"{self.path}: a policy file (it records no tables; it reads what it is handed)"
+
     def _logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         import torch
 
