@@ -240,10 +240,12 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
     def save(self) -> None:
-        """The run's config.json (what ``crates curves`` reads the table from)."""
-        from train.files import atomic_write
+        """The run's config.json (what ``crates curves`` reads the table from), and the code
+        running it added to the run's provenance.json (``train.files.record_provenance``)."""
+        from train.files import atomic_write, record_provenance
 
         atomic_write(self.run_dir / "config.json", json.dumps(self.as_dict(), indent=2))
+        record_provenance(self.run_dir)
 
 
 def check_run_folder(checkpoint: Path, resume: bool) -> None:
