@@ -190,6 +190,12 @@ class TrainConfig:
     # Game worker processes (0: games run in the training process). The cores left over go to
     # torch, whose PPO updates take most of a run on few cores (figures: docs/experiments).
     workers: int = 0
+    # torch's threads for the learner's updates (PPO's and the warm start's). A fixed number makes
+    # the run bit-for-bit the same from its config and seed whatever else the machine runs (float
+    # sums come out in another order on another number of threads); 0 follows the machine's load,
+    # the cores left free before each update (train.workers.CoreShare), and gives up that
+    # guarantee. The games and the checks against the baselines always run on one thread.
+    torch_threads: int = 1
     # The engine the self-play games run on: "auto" takes the compiled one (crates_env.vector,
     # which the differential tests hold to the reference) wherever it plays the table, "vector"
     # insists on it, "reference" keeps the Python engine.
@@ -298,6 +304,7 @@ RANGES: dict[str, Range] = {
     "pressure_shaping_games": COUNT,
     "num_envs": COUNT,
     "workers": SOME,
+    "torch_threads": SOME,
     "seed": SOME,
     "total_steps": COUNT,
     "checkpoint_every": COUNT,
