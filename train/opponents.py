@@ -54,6 +54,10 @@ class OpponentPool:
         self.rng = np.random.default_rng(seed)
         self.snapshots: list[Any] = []  # policies, oldest first
 
+    def reset(self, seed: int) -> None:
+        """Draw the opponents of new games from ``seed``'s stream again."""
+        self.rng = np.random.default_rng(seed)
+
     def add_snapshot(self, state_dict: dict) -> None:
         policy = self.policy_factory()
         policy.load_state_dict(state_dict)
@@ -101,8 +105,9 @@ class PoolSeating:
         self.seed_seq = np.random.SeedSequence()
 
     def reset(self, seed: int | None, num_envs: int) -> None:
-        if seed is not None:
+        if seed is not None:  # the games' seeds and their opponents' draws, both from seed
             self.seed_seq = np.random.SeedSequence(seed)
+            self.pool.reset(seed)
 
     def new_game(self, slot: int) -> Lineup:
         seed = new_game_seed(self.seed_seq)

@@ -103,8 +103,13 @@ class SelfPlayBatch:
         """The batch of games (``crates_env.batch.GameBatch``) the env plays."""
         return self.env.games
 
-    def reset(self) -> tuple[np.ndarray, np.ndarray]:
-        obs, infos = self.env.reset(seed=None if self._seeded else self.seed)
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """New games in every slot: from ``seed`` (every stream of the games, and of who is
+        drawn to play them, started again), else from the batch's seed the first time and going
+        on with the streams after that."""
+        if seed is None and not self._seeded:
+            seed = self.seed
+        obs, infos = self.env.reset(seed=seed)
         self._seeded = True
         self.returns[:], self.lengths[:] = 0.0, 0
         return obs, infos["action_mask"]

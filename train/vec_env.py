@@ -32,7 +32,9 @@ def _worker(remote, count, env_kwargs, pool_spec, learner, policy_factory, seed,
         if command == "step":
             remote.send(batch.step(data))
         elif command == "reset":
-            remote.send(batch.reset())
+            if data is not None:  # the snapshots' draws in this process start again with it
+                torch.manual_seed(data)
+            remote.send(batch.reset(data))
         elif command == "snapshot":
             batch.pool.add_snapshot(data)
             remote.send(None)
@@ -65,7 +67,8 @@ class SelfPlayVecEnv(VecEnv):
         learner = learner or LearnerSpec()
         obs_space = observation_space_of(env_kwargs, learner.privileged)
         super().__init__(num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
-        seeds = worker_seeds(seed, max(workers, 1))
+        self._workers = max(workers, 1)
+        seeds = worker_seeds(seed, self._workers)
         sizes = [len(c) for c in np.array_split(np.arange(num_envs), max(workers, 1))]
         self._sizes = [s for s in sizes if s]
         self._masks = np.ones((num_envs, self.action_space.n), dtype=bool)
@@ -89,11 +92,20 @@ class SelfPlayVecEnv(VecEnv):
 
     # -------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
+        return self.reseed(None)
+
+    def reseed(self, seed: int | None) -> np.ndarray:
+        """New games in every slot, each batch's streams started again from its share of
+        ``seed`` (as the run's seed shares them out at the start; None: the batches' own seeds
+        the first time, going on with their streams after that); the observations. The
+        snapshots' draws of a worker process start again with its seed too (in this process
+        they are the trainer's own torch stream)."""
+        seeds = [None] * self._workers if seed is None else worker_seeds(seed, self._workers)
         if self._local is not None:
-            obs, masks = self._local.reset()
+            obs, masks = self._local.reset(seeds[0])
         else:
-            for remote in self._remotes:
-                remote.send(("reset", None))
+            for remote, part in zip(self._remotes, seeds, strict=False):
+                remote.send(("reset", part))
             parts = [remote.recv() for remote in self._remotes]
             obs = np.concatenate([p[0] for p in parts])
             masks = np.concatenate([p[1] for p in parts])
