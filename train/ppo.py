@@ -127,7 +127,9 @@ def _train(config: TrainConfig, resume: bool) -> Path:
                 progress_bar=config.progress_bar,
             )
         except KeyboardInterrupt:  # Ctrl-C or kill: the last checkpoint is where to go on
-            remove_unlisted_snapshots(run_dir, checks.listed)  # taken since: taken again
+            # the snapshots taken since are taken again (the list on disk, which a stop just
+            # after the state's write has already changed)
+            remove_unlisted_snapshots(run_dir, read_state(run_dir)["snapshots"])
             stopped = f"interrupted at step {model.num_timesteps:,}"
             print(f"\n{stopped}: {checks.kept()}", file=sys.stderr)
             raise
@@ -386,7 +388,7 @@ class CheckpointAndEvalCallback(BaseCallback):
         super().__init__()
         self.config, self.state = config, state
         self.run_dir = config.run_dir
-        self.listed = list(state["snapshots"])  # the snapshots the state on disk lists
+        self.dealt = False  # this process has dealt the games from a checkpoint's seed
 
     def _on_training_start(self) -> None:
         hparams = {
@@ -411,14 +413,15 @@ class CheckpointAndEvalCallback(BaseCallback):
     def _on_rollout_start(self) -> None:
         """Between two PPO updates (or before the first), where the network has learned from
         every step counted: a check and a checkpoint when they are due, and after a checkpoint
-        (this one, or the one the run resumed from) new games."""
+        (this one, or the one the run resumed from: the first rollout of every start) new
+        games."""
         self.check_finite()  # right after each PPO update
         steps = self.num_timesteps
         if steps - self.state.get("last_eval", 0) >= self.config.eval.every:
             self.evaluate()
         if steps - self.state["last_checkpoint"] >= self.config.checkpoint_every:
             self.save()
-        if steps == self.state["last_checkpoint"]:
+        if steps == self.state["last_checkpoint"] or not self.dealt:
             self.deal_afresh()
 
     def deal_afresh(self) -> None:
@@ -432,6 +435,7 @@ class CheckpointAndEvalCallback(BaseCallback):
         # SB3's rollout reads the observations to act on from here
         self.model._last_obs = self.training_env.reseed(seed)
         self.model._last_episode_starts = np.ones(self.training_env.num_envs, dtype=bool)
+        self.dealt = True
 
     def check_finite(self) -> None:
         """Stop, keeping the last checkpoint, once an update has made a weight NaN or
@@ -453,12 +457,12 @@ class CheckpointAndEvalCallback(BaseCallback):
         """``latest.zip`` and ``state.json`` at this step (only ever between two updates: a
         rollout cut short is not in the weights, so its steps are not counted either)."""
         self.check_finite()  # a diverged policy never replaces the last good checkpoint
+        # the step first: a stop lands once latest.zip is whole, and says it is this one (a
+        # run resumed before state.json says so writes this checkpoint again)
+        self.state["last_checkpoint"] = self.state["num_timesteps"] = self.num_timesteps
         atomic_save_model(self.model, self.run_dir / LATEST, self.config.ruleset())
-        self.state["last_checkpoint"] = self.num_timesteps
-        self.state["num_timesteps"] = self.num_timesteps
         atomic_write(self.run_dir / STATE, json.dumps(self.state, indent=2))
-        self.listed = list(self.state["snapshots"])
-        remove_unlisted_snapshots(self.run_dir, self.listed)
+        remove_unlisted_snapshots(self.run_dir, self.state["snapshots"])
 
     def kept(self) -> str:
         """Where a stopped run goes on from, in words."""
