@@ -105,9 +105,8 @@ class PoolSeating:
         self.seed_seq = np.random.SeedSequence()
 
     def reset(self, seed: int | None, num_envs: int) -> None:
-        if seed is not None:  # the games' seeds and their opponents' draws, both from seed
+        if seed is not None:
             self.seed_seq = np.random.SeedSequence(seed)
-            self.pool.reset(seed)
 
     def new_game(self, slot: int) -> Lineup:
         seed = new_game_seed(self.seed_seq)

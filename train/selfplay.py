@@ -109,6 +109,8 @@ class SelfPlayBatch:
         on with the streams after that."""
         if seed is None and not self._seeded:
             seed = self.seed
+        if seed is not None:  # who plays the new games: drawn from seed's stream too
+            self.pool.reset(seed)
         obs, infos = self.env.reset(seed=seed)
         self._seeded = True
         self.returns[:], self.lengths[:] = 0.0, 0
