@@ -10,8 +10,10 @@ its checkpoint says what it is beside its weights. A checkpoint is a zip archive
   ``version``, ``crates_env.observation``'s); ``tables``, the list of tables it learned
   (``TableRecord``: preset, players and the rule options that differ from the preset's
   defaults; the options that only set the length of a game and who deals first,
-  ``SCHEDULE_OPTIONS``, are recorded apart as ``schedule`` and do not make another table); and
+  ``SCHEDULE_OPTIONS``, are recorded apart as ``schedule`` and do not make another table);
   ``training``, a run's step and update counts, which ``crates train --resume`` continues from;
+  and ``provenance``, the package version and git commit that wrote it
+  (``crates_env.provenance()``; absent from the networks converted from sb3-contrib zips);
 - ``policy.pt``: the policy's weights, ``torch.save`` of its ``state_dict``;
 - ``optimizer.pt``, in a run's checkpoints only: Adam's state, which ``--resume`` continues
   with. A network to play or ship needs none (``train.convert`` writes one without it).
@@ -50,6 +52,7 @@ from crates_env.files import FIXED_DATE
 from crates_env.observation import LAYOUT_VERSION, SEAT_LAYOUT
 from crates_env.rules import SCHEDULE_OPTIONS, Ruleset
 from crates_env.table_observation import LAYOUT_VERSIONS
+from crates_env.version import provenance
 
 FORMAT = 1  # what a checkpoint holds: raise it whenever that changes
 CHECKPOINT_FILE = "crates_checkpoint.json"
@@ -279,6 +282,9 @@ class Checkpoint:
     layout: tuple[str, int] = (SEAT_LAYOUT, LAYOUT_VERSION)  # the observation it reads
     training: dict[str, int] = field(default_factory=dict, hash=False)  # TRAINING_KEYS
     has_optimizer: bool = False
+    # the code that wrote it (crates_env.provenance(): version, git commit); empty in the
+    # checkpoints converted from sb3-contrib zips, which the code of their day did not record
+    provenance: dict[str, str | None] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         if not self.tables:
@@ -322,6 +328,7 @@ class Checkpoint:
                 "observation": {"name": self.layout[0], "version": self.layout[1]},
                 "tables": [t.to_dict() for t in self.tables],
                 "training": self.training,
+                **({"provenance": self.provenance} if self.provenance else {}),
             },
             indent=1,
             sort_keys=True,
@@ -333,6 +340,11 @@ class Checkpoint:
         if isinstance(data, dict) and data.get("format", FORMAT) != FORMAT:
             raise FormatError(data["format"])
         keys = ("format", "architecture", "observation", "tables", "training")
+        made_by = data.pop("provenance", {}) if isinstance(data, dict) else {}
+        made_by = _fields(made_by, "provenance", ("version", "commit"), optional=True)
+        for key, value in made_by.items():
+            if value is not None:
+                _kind(value, str, f"provenance's {key}")
         data = _fields(data, "the checkpoint", keys)
         layout = _fields(data["observation"], "observation", ("name", "version"))
         training = _fields(data["training"], "training", TRAINING_KEYS, optional=True)
@@ -345,6 +357,7 @@ class Checkpoint:
             ),
             {k: _count(v, f"training's {k}", 0, 1 << 62) for k, v in training.items()},
             has_optimizer,
+            made_by,
         )
 
 
@@ -462,6 +475,7 @@ def save_checkpoint(
         tuple(tables),
         (layout, LAYOUT_VERSIONS[layout]),
         training=dict(training or {}),
+        provenance=provenance(),
     )
     members = {
         CHECKPOINT_FILE: checkpoint.to_json().encode(),

@@ -22,6 +22,7 @@ from .events import Event
 from .game import Decision, Game, HandResult, IllegalActionError, new_game
 from .rules import PRESETS, Ruleset, make_ruleset
 from .scoring import pressure_value, score_hand
+from .version import VERSION, provenance
 from .view import PublicView
 
 
@@ -67,6 +68,8 @@ class _ThenRegister(importlib.abc.Loader):
         register_gymnasium()
 
 
+__version__ = VERSION  # crates_env/version.py's, the one place it is written
+
 if "gymnasium" in sys.modules:
     register_gymnasium()
 elif not any(isinstance(f, _RegisterWhenImported) for f in sys.meta_path):
@@ -98,6 +101,7 @@ __all__ = [
     "parse_card",
     "parse_cards",
     "pressure_value",
+    "provenance",
     "register_gymnasium",
     "score_hand",
 ]

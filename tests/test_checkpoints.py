@@ -292,3 +292,17 @@ def test_training_starts_from_another_tables_network_only_when_asked(tmp_path):
 def test_init_other_table_without_init_is_refused():
     with pytest.raises(ValueError, match="init_other_table: true needs init"):
         load_config("configs/default.yaml", ["init_other_table=true"])
+
+
+def test_a_written_checkpoint_records_the_code_that_wrote_it(tmp_path):
+    """A checkpoint says which version (and git commit, in a checkout) of the package wrote
+    it; a damaged record of that is named."""
+    import crates_env
+
+    path, _ = _network(tmp_path, "crates")
+    made_by = read_checkpoint(path).provenance
+    assert made_by == crates_env.provenance()
+    assert made_by["version"] == crates_env.__version__
+    damaged = _edited(path, "damaged.zip", provenance={"version": 7})
+    with pytest.raises(ValueError, match="provenance's version must be a string"):
+        read_checkpoint(damaged)

@@ -201,37 +201,42 @@ def test_resuming_a_finished_run_says_it_is_complete(tmp_path, capsys):
     assert json.loads((config.run_dir / STATE).read_text()) == state
 
 
-def test_ctrl_c_writes_a_checkpoint_and_says_where(tmp_path, capsys, monkeypatch):
-    config = tiny(tmp_path, "total_steps=100000", "checkpoint_every=100000")
+def test_ctrl_c_keeps_the_last_checkpoint_and_says_where(tmp_path, capsys, monkeypatch):
+    """Ctrl-C mid-rollout wrote a checkpoint that counted the rollout's steps, which were in
+    no update: a resumed run trained on fewer steps than it said (65,848 for 65,536)."""
+    config = tiny(tmp_path, "total_steps=100000", "checkpoint_every=32")
     real_step = CheckpointAndEvalCallback._on_step
 
     def interrupted(self):
-        if self.num_timesteps >= 48:
+        if self.num_timesteps >= 48:  # in the rollout of steps 33-64
             raise KeyboardInterrupt
         return real_step(self)
 
     monkeypatch.setattr(CheckpointAndEvalCallback, "_on_step", interrupted)
     with pytest.raises(KeyboardInterrupt):
         train(config)
-    assert f"checkpoint written to {config.run_dir / LATEST}" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"interrupted at step 48: {config.run_dir / LATEST} keeps step 32; crates train" in err
     state = json.loads((config.run_dir / STATE).read_text())
-    assert state["num_timesteps"] >= 48
+    assert state["num_timesteps"] == 32
     on_disk = sorted(str(p.relative_to(config.run_dir)) for p in config.run_dir.rglob("*.pt"))
     assert sorted(state["snapshots"]) == on_disk  # every snapshot file is listed
 
 
 def test_a_diverged_policy_stops_the_run_and_keeps_the_last_checkpoint(tmp_path, monkeypatch):
+    from sb3_contrib import MaskablePPO
+
     config = tiny(tmp_path, "total_steps=100000", "checkpoint_every=32")
-    real_step = CheckpointAndEvalCallback._on_step
+    real_update = MaskablePPO.train
 
     def poisoned(self):
-        if self.num_timesteps >= 64:  # as a bad update would leave it
+        real_update(self)
+        if self.num_timesteps >= 64:  # a bad update, the one after steps 33-64
             with torch.no_grad():
-                next(self.model.policy.parameters()).fill_(float("nan"))
-        return real_step(self)
+                next(self.policy.parameters()).fill_(float("nan"))
 
-    monkeypatch.setattr(CheckpointAndEvalCallback, "_on_step", poisoned)
-    with pytest.raises(TrainingDiverged, match=r"keeps step (32|64)"):
+    monkeypatch.setattr(MaskablePPO, "train", poisoned)
+    with pytest.raises(TrainingDiverged, match=r"at step 64: .*keeps step 32"):
         train(config)
     from agents.checkpoints import load_network
 

@@ -205,6 +205,12 @@ class TrainConfig:
     # Game worker processes (0: games run in the training process). The cores left over go to
     # torch, whose PPO updates take most of a run on few cores (figures: docs/experiments).
     workers: int = 0
+    # torch's threads for the learner's updates (PPO's and the warm start's). A fixed number makes
+    # the run bit-for-bit the same from its config and seed whatever else the machine runs (float
+    # sums come out in another order on another number of threads); 0 follows the machine's load,
+    # the cores left free before each update (train.workers.CoreShare), and gives up that
+    # guarantee. The games and the checks against the baselines always run on one thread.
+    torch_threads: int = 1
     # The engine the self-play games run on: "auto" takes the compiled one (crates_env.vector,
     # which the differential tests hold to the reference) wherever it plays the table, "vector"
     # insists on it, "reference" keeps the Python engine.
@@ -281,10 +287,12 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
     def save(self) -> None:
-        """The run's config.json (what ``crates curves`` reads the table from)."""
-        from train.files import atomic_write
+        """The run's config.json (what ``crates curves`` reads the table from), and the code
+        running it added to the run's provenance.json (``train.files.record_provenance``)."""
+        from train.files import atomic_write, record_provenance
 
         atomic_write(self.run_dir / "config.json", json.dumps(self.as_dict(), indent=2))
+        record_provenance(self.run_dir)
 
 
 def check_run_folder(checkpoint: Path, resume: bool) -> None:
@@ -354,6 +362,7 @@ RANGES: dict[str, Range] = {
     "pressure_shaping_games": COUNT,
     "num_envs": COUNT,
     "workers": SOME,
+    "torch_threads": SOME,
     "seed": SOME,
     "total_steps": COUNT,
     "checkpoint_every": COUNT,

@@ -64,7 +64,7 @@ def _train_expert(config: TrainConfig, resume: bool, ray: str | None) -> Path:
     state = _read_state(run_dir) if resume else {"rounds": []}
     if config.init:
         start_model(config, config.init)  # refused now, not after hours of labelling
-    atomic_write(run_dir / "config.json", json.dumps(config.as_dict(), indent=2))
+    config.save()
     atomic_write(run_dir / STATE, json.dumps(state, indent=2))
     logger = configure(str(run_dir / "tb" / "expert"), ["tensorboard"])
     network = None

@@ -15,7 +15,36 @@ import numpy as np
 
 from crates_env.files import FIXED_DATE, atomic_write, write_atomically
 
-__all__ = ["atomic_write", "load_arrays", "save_arrays", "write_atomically"]
+PROVENANCE = "provenance.json"  # a run folder's record of the code that made it
+
+__all__ = ["atomic_write", "load_arrays", "record_provenance", "save_arrays", "write_atomically"]
+
+
+def record_provenance(run_dir: Path) -> list[dict]:
+    """Add the code running now to the run folder's provenance.json and return the list: the
+    package's version and git commit (``crates_env.provenance``) and torch's version, one entry
+    each time a command starts on the run (the first started it, each later one resumed it).
+    ValueError naming the file when it is damaged."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from crates_env import provenance
+
+    path = run_dir / PROVENANCE
+    made = []
+    if path.exists():
+        try:
+            made = json.loads(path.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            made = None
+        if not isinstance(made, list):
+            raise ValueError(f"{path} is damaged (not a JSON list): restore it or delete it")
+    try:
+        torch = version("torch")
+    except PackageNotFoundError:
+        torch = None
+    made.append({**provenance(), "torch": torch})
+    atomic_write(path, json.dumps(made, indent=2))
+    return made
 
 
 def save_arrays(path: Path, arrays: dict[str, np.ndarray], settings: dict) -> None:

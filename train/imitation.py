@@ -36,7 +36,7 @@ from train.opponents import PoolSpec
 from train.progress import Progress
 from train.selfplay import LearnerSpec, make_batch, worker_seeds
 from train.shaping import PressureShaping
-from train.workers import core_share, serve_parent, torch_threads
+from train.workers import learner_threads, serve_parent, torch_threads
 
 
 def warm_start(
@@ -71,7 +71,7 @@ def warm_start(
     epochs = Progress("warm start", ws.epochs, f"epochs over {len(demos):,} decisions")
     stats = clone(
         policy, demos, ws.epochs, ws.batch_size, ws.learning_rate, config.seed, heads,
-        progress=epochs, threads=core_share().free,
+        progress=epochs, threads=functools.partial(learner_threads, config.torch_threads),
     )  # fmt: skip
     report = {"teacher": ws.teacher, **vars(stats), "seconds": time.perf_counter() - start}
     print(

@@ -54,6 +54,10 @@ class OpponentPool:
         self.rng = np.random.default_rng(seed)
         self.snapshots: list[Any] = []  # policies, oldest first
 
+    def reset(self, seed: int) -> None:
+        """Draw the opponents of new games from ``seed``'s stream again."""
+        self.rng = np.random.default_rng(seed)
+
     def add_snapshot(self, state_dict: dict) -> None:
         self.keep(self.frozen(state_dict))
 

@@ -12,26 +12,37 @@
    statistics in TensorBoard.
 4. Save the last checkpoint.
 
+A run is a function of its config and seed: torch trains on a fixed number of threads
+(``torch_threads``), and every checkpoint is written between two PPO updates, where the run deals
+new games and starts its random streams again from the seed and the step
+(``checkpoint_seed``). A run stopped anywhere (Ctrl-C, ``kill``, ``kill -9``) resumes from its
+last checkpoint and plays on exactly as it would have played without the stop.
+
 ``crates train`` then prints the final table against the baselines
 (``train.evaluation.final_table``). The pieces follow ``train`` in the order it uses them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
+import random
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam
+from stable_baselines3.common.utils import set_random_seed
 
 from agents import Table
 from agents.checkpoints import (
@@ -61,9 +72,10 @@ from train.progress import Progress
 from train.selfplay import observation_space_of
 from train.shaping import PressureShaping
 from train.vec_env import SelfPlayVecEnv
-from train.workers import core_share, torch_threads
+from train.workers import learner_threads, torch_threads
 
 LATEST, BEST, STATE = "latest.zip", "best.zip", "state.json"
+CHECKED = "checked.zip"  # the network a check against the baselines is playing
 
 
 def train(config: TrainConfig, resume: bool = False) -> Path:
@@ -72,9 +84,9 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
     run_dir = config.run_dir
     check_run_folder(run_dir / LATEST, resume)
     run_dir.mkdir(parents=True, exist_ok=True)
-    # torch gets the cores the machine and the game workers leave free, looked at again
-    # before every PPO update (CoreShare), and its threads as they were after the run
-    with torch_threads(core_share().free(config.workers)):
+    # torch on the run's threads (torch_threads: 0 looks at the cores the machine and the game
+    # workers leave free before every PPO update), and its threads as they were after the run
+    with torch_threads(learner_threads(config.torch_threads, config.workers)):
         return _train(config, resume)
 
 
@@ -107,6 +119,7 @@ def _train(config: TrainConfig, resume: bool) -> Path:
             ),
             GameStatsCallback(),
             SharedCoresCallback(
+                config.torch_threads,
                 config.workers,
                 None if config.progress_bar else Progress("PPO", config.total_steps, "steps", 30),
             ),
@@ -120,13 +133,12 @@ def _train(config: TrainConfig, resume: bool) -> Path:
                 tb_log_name="ppo",
                 progress_bar=config.progress_bar,
             )
-        except KeyboardInterrupt:  # Ctrl-C or kill: keep what was learned, say where
-            checks.save()
-            print(
-                f"\ninterrupted at step {model.num_timesteps:,}: checkpoint written to "
-                f"{run_dir / LATEST}; continue with crates train --resume (same config)",
-                file=sys.stderr,
-            )
+        except KeyboardInterrupt:  # Ctrl-C or kill: the last checkpoint is where to go on
+            # the snapshots taken since are taken again (the list on disk, which a stop just
+            # after the state's write has already changed)
+            remove_unlisted_snapshots(run_dir, read_state(run_dir)["snapshots"])
+            stopped = f"interrupted at step {model.num_timesteps:,}"
+            print(f"\n{stopped}: {checks.kept()}", file=sys.stderr)
             raise
         # 4. Save
         checks.save()
@@ -339,18 +351,18 @@ class SelfPlayCallback(BaseCallback):
 
 class SharedCoresCallback(BaseCallback):
     """torch on one thread while the games are played (a forward pass of a few dozen
-    positions), on the cores the machine leaves free for each PPO update; ``steps`` (without
-    a progress bar) hears of the steps done."""
+    positions), on ``threads`` for each PPO update (0: the cores the machine leaves free then,
+    less the game ``workers``); ``steps`` (without a progress bar) hears of the steps done."""
 
-    def __init__(self, workers: int, steps: Progress | None = None) -> None:
+    def __init__(self, threads: int, workers: int, steps: Progress | None = None) -> None:
         super().__init__()
-        self.workers, self.steps = workers, steps
+        self.threads, self.workers, self.steps = threads, workers, steps
 
     def _on_rollout_start(self) -> None:
         torch.set_num_threads(1)
 
     def _on_rollout_end(self) -> None:
-        torch.set_num_threads(core_share().free(self.workers))
+        torch.set_num_threads(learner_threads(self.threads, self.workers))
         if self.steps is not None:
             self.steps.update(self.num_timesteps)
 
@@ -376,12 +388,15 @@ class GameStatsCallback(BaseCallback):
 
 
 class CheckpointAndEvalCallback(BaseCallback):
-    """Periodic atomic checkpoints; evaluation against the baselines; the best kept apart."""
+    """Periodic atomic checkpoints, each between two PPO updates and followed by new games
+    and random streams (``deal_afresh``), so a run resumed from one goes on as the run did;
+    evaluation against the baselines; the best kept apart."""
 
     def __init__(self, config: TrainConfig, state: dict) -> None:
         super().__init__()
         self.config, self.state = config, state
         self.run_dir = config.run_dir
+        self.dealt = False  # this process has dealt the games from a checkpoint's seed
 
     def _on_training_start(self) -> None:
         hparams = {
@@ -393,21 +408,42 @@ class CheckpointAndEvalCallback(BaseCallback):
             HParam(hparams, {"eval/mean_win_rate_margin": 0.0}),
             exclude=("stdout", "log", "json", "csv"),
         )
+        if "last_checkpoint" not in self.state:  # a new run: its first checkpoint, step 0
+            self.save()
         if "warm_start" in self.state and not self.state.get("evals"):
             # The curves start from the clone's strength, and best.zip with it.
             self.evaluate()
             self.logger.dump(self.num_timesteps)
 
     def _on_step(self) -> bool:
-        steps = self.num_timesteps
-        if steps - self.state.get("last_checkpoint", 0) >= self.config.checkpoint_every:
-            self.save()
-        if steps - self.state.get("last_eval", 0) >= self.config.eval.every:
-            self.evaluate()
         return True
 
     def _on_rollout_start(self) -> None:
+        """Between two PPO updates (or before the first), where the network has learned from
+        every step counted: a check and a checkpoint when they are due, and after a checkpoint
+        (this one, or the one the run resumed from: the first rollout of every start) new
+        games."""
         self.check_finite()  # right after each PPO update
+        steps = self.num_timesteps
+        if steps - self.state.get("last_eval", 0) >= self.config.eval.every:
+            self.evaluate()
+        if steps - self.state["last_checkpoint"] >= self.config.checkpoint_every:
+            self.save()
+        if steps == self.state["last_checkpoint"] or not self.dealt:
+            self.deal_afresh()
+
+    def deal_afresh(self) -> None:
+        """New games in every slot and Python's, numpy's and torch's streams (the learner's
+        draws, the minibatches' order) started again, all from ``checkpoint_seed``: what
+        follows a checkpoint is the same whether the run went on or resumed from it. The games
+        in progress end here for PPO as a time limit ends them (their value bootstraps the
+        last steps)."""
+        seed = checkpoint_seed(self.config.seed, self.num_timesteps)
+        set_random_seed(seed)
+        # SB3's rollout reads the observations to act on from here
+        self.model._last_obs = self.training_env.reseed(seed)
+        self.model._last_episode_starts = np.ones(self.training_env.num_envs, dtype=bool)
+        self.dealt = True
 
     def check_finite(self) -> None:
         """Stop, keeping the last checkpoint, once an update has made a weight NaN or
@@ -426,27 +462,64 @@ class CheckpointAndEvalCallback(BaseCallback):
         )
 
     def save(self) -> None:
+        """``latest.zip`` and ``state.json`` at this step (only ever between two updates: a
+        rollout cut short is not in the weights, so its steps are not counted either)."""
         self.check_finite()  # a diverged policy never replaces the last good checkpoint
+        # the step first: a stop lands once latest.zip is whole, and says it is this one (a
+        # run resumed before state.json says so writes this checkpoint again)
+        self.state["last_checkpoint"] = self.state["num_timesteps"] = self.num_timesteps
         atomic_save_model(self.model, self.run_dir / LATEST, self.config)
-        self.state["last_checkpoint"] = self.num_timesteps
-        self.state["num_timesteps"] = self.num_timesteps
         atomic_write(self.run_dir / STATE, json.dumps(self.state, indent=2))
         remove_unlisted_snapshots(self.run_dir, self.state["snapshots"])
 
-    def evaluate(self) -> None:
-        self.save()
-        print(f"check at step {self.num_timesteps:,}, against the baselines:")
-        score, _ = evaluate_against_baselines(
-            self.config, self.run_dir / LATEST, self.config.eval.deals, self.logger, say=print
+    def kept(self) -> str:
+        """Where a stopped run goes on from, in words."""
+        last = self.state.get("last_checkpoint")
+        if last is None:
+            return "no checkpoint was written yet; start the run again"
+        return (
+            f"{self.run_dir / LATEST} keeps step {last:,}; crates train --resume (same config) "
+            "goes on from there exactly as the run would have"
         )
-        # recorded once it is done: an evaluation cut short (Ctrl-C) is played again on --resume
-        self.state["last_eval"] = self.num_timesteps
-        self.state.setdefault("evals", []).append({"step": self.num_timesteps, "score": score})
-        if score > self.state.get("best_score", -float("inf")):
-            self.state["best_score"] = score
-            self.state["best_step"] = self.num_timesteps
-            atomic_save_model(self.model, self.run_dir / BEST, self.config)
-        self.save()
+
+    def evaluate(self) -> None:
+        """The network now against the baselines, the best so far kept as ``best.zip``; the
+        run's state records it for the next checkpoint (a check cut short, or one after the
+        last checkpoint of a stopped run, is played again on --resume)."""
+        print(f"check at step {self.num_timesteps:,}, against the baselines:")
+        checked = self.run_dir / CHECKED
+        atomic_save_model(self.model, checked, self.config)
+        try:
+            # the check plays here or in worker processes as the machine's load says: it
+            # takes nothing from the run's random streams either way
+            with random_streams_kept():
+                score, _ = evaluate_against_baselines(
+                    self.config, checked, self.config.eval.deals, self.logger, say=print
+                )
+            self.state["last_eval"] = self.num_timesteps
+            self.state.setdefault("evals", []).append({"step": self.num_timesteps, "score": score})
+            if score > self.state.get("best_score", -float("inf")):
+                self.state["best_score"] = score
+                self.state["best_step"] = self.num_timesteps
+                checked.replace(self.run_dir / BEST)
+        finally:
+            checked.unlink(missing_ok=True)
+
+
+def checkpoint_seed(seed: int, step: int) -> int:
+    """The seed of the games and random streams that follow the checkpoint at ``step`` of a run
+    of seed ``seed``."""
+    return int(np.random.SeedSequence([seed, step]).generate_state(1)[0])
+
+
+@contextlib.contextmanager
+def random_streams_kept() -> Iterator[None]:
+    """Python's, numpy's and torch's random streams as they were before the block."""
+    python, numpy = random.getstate(), np.random.get_state()
+    with torch.random.fork_rng(devices=[]):
+        yield
+    random.setstate(python)
+    np.random.set_state(numpy)
 
 
 def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:

@@ -105,8 +105,15 @@ class SelfPlayBatch:
         """The batch of games (``crates_env.batch.GameBatch``) the env plays."""
         return self.env.games
 
-    def reset(self) -> tuple[np.ndarray, np.ndarray]:
-        obs, infos = self.env.reset(seed=None if self._seeded else self.seed)
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """New games in every slot: from ``seed`` (every stream of the games, and of who is
+        drawn to play them, started again), else from the batch's seed the first time and going
+        on with the streams after that."""
+        if seed is None and not self._seeded:
+            seed = self.seed
+        if seed is not None:  # who plays the new games: drawn from seed's stream too
+            self.pool.reset(seed)
+        obs, infos = self.env.reset(seed=seed)
         self._seeded = True
         self.returns[:], self.lengths[:] = 0.0, 0
         return obs, infos["action_mask"]
@@ -136,8 +143,11 @@ class TableMix:
         self.batches = list(batches)
         self._ends = np.cumsum([b.env.num_envs for b in self.batches])[:-1]
 
-    def reset(self) -> tuple[np.ndarray, np.ndarray]:
-        parts = [b.reset() for b in self.batches]
+    def reset(self, seeds: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """New games in every table's slots (``SelfPlayBatch.reset``), from ``seeds[i]`` at
+        table ``i`` if given."""
+        seeds = [None] * len(self.batches) if seeds is None else seeds
+        parts = [b.reset(s) for b, s in zip(self.batches, seeds, strict=True)]
         return tuple(np.concatenate(part) for part in zip(*parts, strict=True))
 
     def step(self, actions: Sequence[int]):

@@ -62,7 +62,9 @@ def _worker(remote, groups, pool_spec, learner, policy_factory, engine):
         if command == "step":
             remote.send(batch.step(data))
         elif command == "reset":
-            remote.send(batch.reset())
+            if data is not None:  # the snapshots' draws in this process start again with it
+                torch.manual_seed(data[0])
+            remote.send(batch.reset(data))
         elif command == "snapshot":
             batch.add_snapshot(data)
             remote.send(None)
@@ -98,7 +100,8 @@ class SelfPlayVecEnv(VecEnv):
         tables = [env_kwargs] if isinstance(env_kwargs, dict) else list(env_kwargs)
         obs_space = observation_space_of(tables[0], learner.privileged)
         super().__init__(num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
-        shares = worker_groups(num_envs, tables, max(workers, 1), seed)
+        self._tables, self._workers = tables, max(workers, 1)
+        shares = worker_groups(num_envs, tables, self._workers, seed)
         self._sizes = [sum(count for count, _, _ in share) for share in shares]
         self._masks = np.ones((num_envs, self.action_space.n), dtype=bool)
         if workers == 0:
@@ -119,11 +122,23 @@ class SelfPlayVecEnv(VecEnv):
 
     # -------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
+        return self.reseed(None)
+
+    def reseed(self, seed: int | None) -> np.ndarray:
+        """New games in every slot, each batch's streams started again from its share of
+        ``seed`` (as the run's seed shares them out at the start, ``worker_groups``; None: the
+        batches' own seeds the first time, going on with their streams after that); the
+        observations. The snapshots' draws of a worker process start again with its first
+        batch's seed too (in this process they are the trainer's own torch stream)."""
+        seeds: list = [None] * len(self._sizes)
+        if seed is not None:
+            shares = worker_groups(self.num_envs, self._tables, self._workers, seed)
+            seeds = [[s for _, _, s in share] for share in shares]
         if self._local is not None:
-            obs, masks = self._local.reset()
+            obs, masks = self._local.reset(seeds[0])
         else:
-            for remote in self._remotes:
-                remote.send(("reset", None))
+            for remote, part in zip(self._remotes, seeds, strict=False):
+                remote.send(("reset", part))
             parts = [remote.recv() for remote in self._remotes]
             obs = np.concatenate([p[0] for p in parts])
             masks = np.concatenate([p[1] for p in parts])

@@ -101,6 +101,13 @@ def core_share() -> CoreShare:
     return CoreShare()
 
 
+def learner_threads(setting: int, keep: int = 0) -> int:
+    """torch's threads for a learner's update: ``setting`` (a config's ``torch_threads``) when it
+    is fixed, which keeps the run reproducible; 0 takes the cores the machine leaves free now,
+    less ``keep`` for the game workers (``CoreShare``)."""
+    return setting if setting > 0 else core_share().free(keep)
+
+
 @contextlib.contextmanager
 def torch_threads(count: int) -> Iterator[None]:
     """torch on ``count`` threads inside the block: a batch of a few positions at a time runs

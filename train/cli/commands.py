@@ -90,8 +90,28 @@ def add_table_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
 
 
+class ShowVersion(argparse.Action):
+    """``--version``: the package's version and the checkout's commit, then exit (git is asked
+    only then, not by every command)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        kwargs.setdefault("help", "show the version (and the git commit of a checkout) and exit")
+        super().__init__(
+            option_strings, argparse.SUPPRESS, nargs=0, default=argparse.SUPPRESS, **kwargs
+        )
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from crates_env import provenance
+
+        made = provenance()
+        where = f" (commit {made['commit']})" if made["commit"] else ""
+        print(f"{parser.prog} {made['version']}{where}")  # on stdout, as argparse's own
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="crates", description="Crates RL command line")
+    parser.add_argument("--version", action=ShowVersion)
     sub = parser.add_subparsers(dest="command", required=True)
 
     ev = sub.add_parser("eval", help="duplicate-deal evaluation of agents against each other")
