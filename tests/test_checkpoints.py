@@ -26,6 +26,7 @@ from agents.shipped import shipped_network, shipped_tables
 from crates_env.env import raw_env
 from crates_env.observation import LAYOUT_VERSION, SEAT_LAYOUT, SLICES
 from crates_env.rules import make_ruleset
+from crates_env.table_observation import COVERED_TABLES
 from train.cli import main
 from train.config import load_config
 from train.ppo import atomic_save_model, make_vec_env, new_model
@@ -226,31 +227,28 @@ def test_a_damaged_record_is_named(tmp_path):
 
 
 def test_shipped_follows_the_table():
+    """The index gives every covered table a network: the table's own at the seven 4-player
+    tables, the network of every covered table elsewhere; a table off the index has none, and
+    the message lists the tables that have one."""
     assert make_agent("shipped", _table("crates")).path == shipped_network(CRATES_4)
-    assert [str(t) for t in shipped_tables()] == [
-        "4-player crates",
-        "4-player chicago1970",
-        "4-player kreights",
-        "4-player craits",
-        "4-player creights",
-        "4-player crazy_eights",
-        "4-player zimbabwe",
-    ]
+    assert [(t.preset, t.num_players) for t in shipped_tables()] == list(COVERED_TABLES)
     chicago = make_agent("shipped", _table("chicago1970"))
     assert (
         chicago.path == shipped_network(make_ruleset("chicago1970", 4)) != shipped_network(CRATES_4)
     )
-    for table in (_table("crazy_eights", 3), _table("crates", 3), _table("zimbabwe", 5)):
+    for preset, n in (("crazy_eights", 3), ("crates", 3), ("zimbabwe", 5)):
+        agent = make_agent("shipped", _table(preset, n))
+        assert agent.path.name == "mixture.zip"
+        assert agent.describe().endswith("a network of 28 tables (table layout 1)")
+    for table in (_table("craits", 7), Table.from_rules("crates", 4, standig_jokers=True)):
         for spec in ("shipped", "search:base=shipped"):
             with pytest.raises(ValueError) as info:
                 make_agent(spec, table)
             assert f"no shipped network for {table.num_players}-player {table.preset}" in str(
                 info.value
             )
-            assert (
-                "ships networks for 4-player crates, 4-player chicago1970, 4-player kreights, "
-                "4-player craits, 4-player creights, 4-player crazy_eights, 4-player zimbabwe"
-                in str(info.value)
+            assert "ships networks for 2-player crates, 3-player crates, 4-player crates" in str(
+                info.value
             )
 
 
@@ -258,9 +256,9 @@ def test_crates_eval_of_shipped_at_a_table_without_one_is_one_clear_line(tmp_pat
     argv = [
         "eval",
         "--preset",
-        "crazy_eights",
+        "craits",
         "--players",
-        "3",
+        "7",
         "--agents",
         "shipped",
         "heuristic",
@@ -269,7 +267,7 @@ def test_crates_eval_of_shipped_at_a_table_without_one_is_one_clear_line(tmp_pat
         main([*argv, "--deals", "1", "--out", str(tmp_path / "out")])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert "no shipped network for 3-player crazy_eights" in err and err.count("\n") == 1
+    assert "no shipped network for 7-player craits" in err and err.count("\n") == 1
 
 
 def test_training_starts_from_another_tables_network_only_when_asked(tmp_path):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from crates_env.table_observation import COVERED_TABLES
 from train.cli import main
 from train.cli.commands import parse_rules
 from train.cli.play import play_in_terminal
@@ -211,17 +212,14 @@ def test_play_rejects_a_bad_seat_or_opponent_list():
         play_in_terminal(seat=0, opponents=["greedy", "random"])
 
 
-def test_eval_defaults_to_the_shipped_agent_only_on_the_table_it_was_trained_for():
+def test_eval_defaults_to_the_shipped_agent_only_on_the_tables_it_has_a_network_for():
     from train.cli import commands as cli
 
     baselines = ["heuristic", "greedy", "random"]
-    assert cli.default_agents("crates", 4, {}) == ["shipped", "heuristic"]
-    assert cli.default_agents("crates", 3, {}) == baselines
-    assert cli.default_agents("kreights", 4, {}) == ["shipped", "heuristic"]
-    assert cli.default_agents("creights", 4, {}) == ["shipped", "heuristic"]
-    assert cli.default_agents("zimbabwe", 4, {}) == ["shipped", "heuristic"]
-    assert cli.default_agents("crazy_eights", 4, {}) == ["shipped", "heuristic"]
-    assert cli.default_agents("crazy_eights", 3, {}) == baselines
+    for preset, n in COVERED_TABLES:
+        assert cli.default_agents(preset, n, {}) == ["shipped", "heuristic"]
+    assert cli.default_agents("craits", 7, {}) == baselines
+    assert cli.default_agents("crazy_eights", 7, {}) == baselines
     assert cli.default_agents("crates", 4, {"standig_jokers": True}) == baselines
 
 
