@@ -97,7 +97,9 @@ def test_numbas_cache_is_in_the_users_cache_folder_not_the_package(tmp_path):
     folder = tmp_path / "crates-rl" / "numba"
     settings, paths = done.stdout.splitlines()
     where, count, kinds = settings.split(" ", 2)
-    assert where == str(folder) and int(count) > 10 and kinds == "{'FunctionCache'}"
+    # a folder of its own for these sources (crates_env.vector.engine_digest)
+    assert Path(where).parent == folder and len(Path(where).name) == 12
+    assert int(count) > 10 and kinds == "{'FunctionCache'}"
     assert all(Path(p).is_relative_to(folder) for p in paths.split())
 
 

@@ -611,7 +611,7 @@ def _check_values(c: TrainConfig) -> None:
         raise ValueError(f"config key net_arch must be a list of layer widths, not {c.net_arch}")
     _check_run_name(c.run_name)
     _check_memory(c, rules)
-    from train.evaluation.tournament import check_deals
+    from train.evaluation.games import check_deals
 
     for key in ("eval.deals", "eval.final_deals"):  # the learner against one baseline at a time
         check_deals(config_value(c, key), 2, c.num_players, f"config key {key}")

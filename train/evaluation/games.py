@@ -28,6 +28,7 @@ import numpy as np
 from agents import Table, make_agent
 from agents.base import decide_batch
 from crates_env.actions import DRAW
+from crates_env.batch import machine_memory
 from crates_env.engine_choice import game_batch
 from crates_env.game import Game
 from train.workers import serve_parent
@@ -107,6 +108,20 @@ def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
 
 
 # ---------------------------------------------------------------------- playing (worker side)
+
+
+def check_deals(deals: int, num_agents: int, num_players: int, name: str = "deals") -> None:
+    """A ValueError naming ``name`` for more deals of ``num_agents`` at a table of
+    ``num_players`` than this machine's memory holds the games' records of (every record is
+    kept until the report is made)."""
+    most = max(1, machine_memory() // (len(lineups(num_agents, num_players)) * BYTES_A_RECORD))
+    if deals > most:
+        raise ValueError(
+            f"{name} must be from 1 to {most:,} (what this machine's memory holds of the games' "
+            f"records), not {deals:,}"
+        )
+
+
 def init_worker() -> None:
     """A worker process: it dies with its parent, and plays on one torch thread (workers that
     each take every core for a network's forward pass fight over the cores, and all of them

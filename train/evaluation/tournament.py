@@ -14,13 +14,12 @@ from dataclasses import replace
 from multiprocessing.pool import Pool
 
 from agents import Table, make_agent
-from crates_env.batch import machine_memory
 from crates_env.engine_choice import ENGINES
 from train.config import rules_of
 from train.workers import check_ray, torch_threads
 
 from . import games
-from .games import BYTES_A_RECORD, EvalConfig, GameRecord, Interrupted, init_worker, lineups
+from .games import EvalConfig, GameRecord, Interrupted, check_deals, init_worker, lineups
 from .on_ray import run_on_ray
 
 
@@ -56,18 +55,6 @@ def game_tasks(config: EvalConfig) -> list[tuple[int, int, tuple[int, ...]]]:
     check_deals(config.deals, len(config.agents), config.num_players)
     seatings = lineups(len(config.agents), config.num_players)
     return [(d, i, lu) for d in range(config.deals) for i, lu in enumerate(seatings)]
-
-
-def check_deals(deals: int, num_agents: int, num_players: int, name: str = "deals") -> None:
-    """A ValueError naming ``name`` for more deals of ``num_agents`` at a table of
-    ``num_players`` than this machine's memory holds the games' records of (every record is
-    kept until the report is made)."""
-    most = max(1, machine_memory() // (len(lineups(num_agents, num_players)) * BYTES_A_RECORD))
-    if deals > most:
-        raise ValueError(
-            f"{name} must be from 1 to {most:,} (what this machine's memory holds of the games' "
-            f"records), not {deals:,}"
-        )
 
 
 def run(
