@@ -207,7 +207,12 @@ def test_an_agent_that_fails_at_one_table_is_reported_there_and_the_others_run(r
     assert three.failures[agents[2]] == "RuntimeError: this agent was only written for four players"
     assert any("IllegalAtThree failed against random" in line for line in said)
     assert "the ladder played here" in three.notes[0]
-    assert sorted(r.name for r in three.ratings) == ["greedy", "heuristic", "random"]
+    assert sorted(r.name for r in three.ratings) == [
+        "greedy",
+        "heuristic",
+        "random",
+        "shipped",
+    ]  # mixture.zip
     assert not four.failures and {a for a in agents} <= {r.name for r in four.ratings}
     text = format_bench(result)
     assert f"{agents[2]}: no result here: RuntimeError" in text

@@ -44,8 +44,8 @@ def test_a_mixture_names_its_tables_and_their_environments():
         ([*TWO, "mode=expert", "expert.rounds=1"], "does not go with mode: expert"),
         (["observation=wide"], "'wide' is not a layout; use one of seat, table"),
         (
-            ["tables=[crates:3, crates:4]", "observation=table", "warm_start.teacher=shipped"],
-            "no network at crates:3: give warm_start.fallback",
+            ["tables=[craits:7, crates:4]", "observation=table", "warm_start.teacher=shipped"],
+            "no network at craits:7: give warm_start.fallback",
         ),
     ],
 )
