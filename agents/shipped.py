@@ -24,6 +24,7 @@ from importlib import resources
 from pathlib import Path
 
 from crates_env.rules import Ruleset
+from crates_env.table_observation import table_key, table_of
 
 from .checkpoints import TableRecord, read_checkpoint
 
@@ -47,11 +48,6 @@ def package_file(package: str, relative: str, what: str) -> Path:
     return _EXTRACTED.enter_context(resources.as_file(resource))
 
 
-def table_key(preset: str, num_players: int) -> str:
-    """A table's key in the index: ``crates:4``."""
-    return f"{preset}:{num_players}"
-
-
 def shipped_index() -> dict[str, str]:
     """The index: each table's key -> the file of its network in the package's data."""
     path = package_file("agents", f"{NETWORKS}/{INDEX}", "the shipped networks' index")
@@ -64,7 +60,7 @@ def shipped_index() -> dict[str, str]:
 
 def shipped_tables() -> list[TableRecord]:
     """The tables the package ships a network for, in the index's order."""
-    return [TableRecord(*_players(key)) for key in shipped_index()]
+    return [TableRecord(*table_of(key)) for key in shipped_index()]
 
 
 def shipped_network(rules: Ruleset) -> Path:
@@ -82,11 +78,6 @@ def shipped_network(rules: Ruleset) -> Path:
         f"no shipped network for {table}: the package ships networks for {have} "
         "(train one for this table: docs/training.md)"
     )
-
-
-def _players(key: str) -> tuple[str, int]:
-    preset, _, players = key.partition(":")
-    return preset, int(players)
 
 
 def has_shipped_network(rules: Ruleset) -> bool:

@@ -1,7 +1,7 @@
 """A network against HeuristicAgent at every covered table: the model card's rows and its chart.
 
     python benchmarks/covered_tables.py --agent shipped --deals 2000 --out runs/covered
-    python benchmarks/covered_tables.py --agent checkpoints/mixture.zip --tables crates:3 zimbabwe:5
+    python benchmarks/covered_tables.py --agent checkpoints/mixture.zip --tables crates:3,zimbabwe:5
     python benchmarks/covered_tables.py --chart runs/covered --png docs/covered_tables.png
 
 At each table (``crates_env.table_observation.COVERED_TABLES`` by default, or ``--tables``) it
@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from crates_env.table_observation import COVERED_TABLES
 from train.evaluation import EvalConfig, run, summarize, write_outputs
+from train.evaluation.bench import parse_tables
 
 # The bar of a learned player: better than HeuristicAgent in 55% of the decided deals, sign p
 # below 1e-6 (docs/model_card.md)
@@ -82,7 +83,7 @@ def chart(out: Path, png: Path) -> None:
             continue
         report = json.loads(path.read_text())
         (pair,) = report["pairs"]
-        decided = max(1, pair.get("decided", pair["deals"]))  # ties dropped
+        decided = max(1, pair["decided"])  # ties dropped
         share = pair["better_share"]
         names.append(f"{preset} {players}p")
         shares.append(share)
@@ -107,7 +108,9 @@ def chart(out: Path, png: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agent", default="shipped")
-    parser.add_argument("--tables", nargs="*", default=None, help="preset:players (default: all)")
+    parser.add_argument(
+        "--tables", default=None, help="crates:3,zimbabwe:5 or covered (default: covered)"
+    )
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=52000000)
     parser.add_argument("--workers", type=int, default=1)
@@ -118,9 +121,7 @@ def main() -> None:
     if args.chart is not None:
         chart(args.chart, args.png)
         return
-    tables = COVERED_TABLES
-    if args.tables:
-        tables = [(p, int(n)) for p, _, n in (t.partition(":") for t in args.tables)]
+    tables = COVERED_TABLES if args.tables is None else parse_tables(args.tables)
     play(args.agent, list(tables), args.deals, args.seed, args.out, args.workers)
 
 

@@ -73,6 +73,19 @@ COVERED_TABLES: tuple[tuple[str, int], ...] = tuple(
 )
 PER_SEAT = tuple(name for name, size, _, _ in SLICES if size == "n")
 
+
+def table_key(preset: str, num_players: int) -> str:
+    """A table's name where tables are listed (the shipped index, the bench, configs):
+    ``crates:4``."""
+    return f"{preset}:{num_players}"
+
+
+def table_of(key: str) -> tuple[str, int]:
+    """The (preset, players) a well-formed ``table_key`` names."""
+    preset, _, players = key.partition(":")
+    return preset, int(players)
+
+
 # The boolean resolved rules a player must know (each one 0/1 entry of ``table_rules``).
 _FLAGS = (
     "partnerships", "jack_hits_prev", "count_continues_hand", "stars", "nine_starter_any_suit",
@@ -154,17 +167,14 @@ class TableObserver:
         self.rules = rules
         self.seat = Observer(rules)
         positions, self._slices, size = _wide_positions(self.seat.layout())
-        self._index = np.array(positions, dtype=np.intp)
         self._runs = _runs(positions)
         self.size = size
         self.low = np.full(size, -CLIP, dtype=np.float32)
         self.high = np.full(size, CLIP, dtype=np.float32)
-        self.low[self._index] = self.seat.low
-        self.high[self._index] = self.seat.high
+        self.low[positions] = self.seat.low
+        self.high[positions] = self.seat.high
         self._template = np.zeros(size, dtype=np.float32)
-        start = self._slices["table_preset"][0]
-        self._template[start:] = table_features(rules)
-        self.table_size = size - start
+        self._template[self._slices["table_preset"][0] :] = table_features(rules)
 
     @property
     def hidden_size(self) -> int:

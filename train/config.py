@@ -21,7 +21,13 @@ from crates_env.actions import NUM_ACTIONS
 from crates_env.batch import ReferenceGames, machine_memory
 from crates_env.rules import Ruleset, make_ruleset
 from crates_env.settings import REWARD_MODES, REWARD_TIMINGS
-from crates_env.table_observation import COVERED_TABLES, check_observation, make_observer
+from crates_env.table_observation import (
+    COVERED_TABLES,
+    check_observation,
+    make_observer,
+    table_key,
+    table_of,
+)
 
 
 # The defaults of every key are configs/default.yaml's (a test holds them equal): a config that
@@ -315,13 +321,13 @@ def table_names(name: Any) -> list[tuple[str, int]]:
     ValueError naming the forms otherwise."""
     if name == COVERED:
         return list(COVERED_TABLES)
-    preset, sep, players = str(name).partition(":")
+    _, sep, players = str(name).partition(":")
     if not isinstance(name, str) or not sep or not players.isdigit():
         raise ValueError(
             f"tables names {name!r}; give preset:players (e.g. crates:4, zimbabwe:3) or "
             f"{COVERED} (the {len(COVERED_TABLES)} tables users set)"
         )
-    return [(preset, int(players))]
+    return [table_of(name)]
 
 
 def rules_of(preset: Any, num_players: Any, options: dict[str, Any]) -> Ruleset:
@@ -662,7 +668,7 @@ def _check_tables(c: TrainConfig) -> None:
     tables = c.played_tables()
     for preset, players in tables:
         rules_of(preset, players, c.rules)  # raises for a table that does not exist
-    repeated = sorted({f"{p}:{n}" for p, n in tables if tables.count((p, n)) > 1})
+    repeated = sorted({table_key(*t) for t in tables if tables.count(t) > 1})
     if repeated:
         raise ValueError(f"tables names {', '.join(repeated)} more than once")
     if len(tables) < 2:
@@ -698,7 +704,7 @@ def _check_tables(c: TrainConfig) -> None:
             f"warm_start.fallback names {ws.fallback!r}; valid: {', '.join(AGENT_NAMES)}"
         )
     if ws.teacher == SHIPPED and not ws.fallback:
-        bare = [f"{p}:{n}" for p, n in tables if not has_shipped_network(rules_of(p, n, c.rules))]
+        bare = [table_key(*t) for t in tables if not has_shipped_network(rules_of(*t, c.rules))]
         if bare:
             raise ValueError(
                 f"warm_start.teacher shipped has no network at {', '.join(bare)}: give "

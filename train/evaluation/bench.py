@@ -29,6 +29,7 @@ from agents import Table, make_agent
 from agents.shipped import SHIPPED, has_shipped_network, package_file
 from crates_env.files import atomic_write
 from crates_env.rules import PRESETS
+from crates_env.table_observation import table_key
 from train.config import rules_of, table_names
 from train.workers import WorkersFailed, ray_session
 
@@ -52,10 +53,6 @@ REFERENCE_SEARCH_DEALS = 10  # ... and a pairing with search, whose games are sl
 REFERENCE_FILE = "bench_reference.json"  # train's package data: benchmarks/reference.json
 
 Say = Callable[[str], None]  # where a bench says what it has done, a line at a time
-
-
-def table_key(preset: str, players: int) -> str:
-    return f"{preset}:{players}"
 
 
 def parse_tables(text: str) -> tuple[tuple[str, int], ...]:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from crates_env.files import atomic_write
+from crates_env.table_observation import table_of
 from train.config import rules_of
 
 from .bench import ANCHOR, SEARCH, BenchResult, TableResult, to_json
@@ -25,12 +26,12 @@ BENCHED, LADDER_COLOUR = "#d9730d", "#2f6fb0"  # the chart's colours: benched ag
 
 def title(key: str) -> str:
     """``crates:4`` -> ``crates, 4 players``."""
-    preset, _, players = key.partition(":")
+    preset, players = table_of(key)
     return f"{preset}, {players} players"
 
 
 def _preset(key: str) -> str:
-    return key.partition(":")[0]
+    return table_of(key)[0]
 
 
 def _name(name: str, key: str, width: int = 34) -> str:
@@ -39,8 +40,7 @@ def _name(name: str, key: str, width: int = 34) -> str:
 
 def _stood_better(key: str) -> str:
     """How a table says the first of a pair did better: fewer points, more, lasted longer."""
-    preset, _, players = key.partition(":")
-    return better_standing(rules_of(preset, int(players), {}))
+    return better_standing(rules_of(*table_of(key), {}))
 
 
 def _signed(x: float) -> str:
