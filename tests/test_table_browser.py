@@ -210,5 +210,9 @@ def test_a_full_table_says_so_on_the_page(browser):
             "has opened it for 10 minutes); try again in 10 minutes"
         )
         assert page.url == url + "/" and page.locator(".card").count() == 0
+        # in view at once and not dimmed: no empty table above it, nothing left waiting
+        box = page.locator("#message").bounding_box()
+        assert box["y"] + box["height"] <= page.viewport_size["height"]
+        assert page.get_attribute("body", "data-busy") == "0"
         assert [tables.get(game.id) for game in playing] == playing
         page.close()

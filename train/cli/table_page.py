@@ -176,7 +176,11 @@ async function play(action) {
 async function start() {
   setBusy(true);
   const answer = game ? await call("GET", `/api/games/${game}`) : await call("POST", "/api/games");
-  if (!answer.ok) return say(answer.data.error);
+  if (!answer.ok) {  // no game to show: its words where the table would be, not dimmed below it
+    $("board").hidden = true;
+    setBusy(false);
+    return say(answer.data.error);
+  }
   if (!game) {
     game = answer.data.game;
     document.body.dataset.game = game;
