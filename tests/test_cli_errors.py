@@ -140,6 +140,18 @@ def test_what_cannot_run_as_asked_is_refused_before_it_starts(argv, message, cap
     assert fails(argv, capsys).startswith(message)
 
 
+def test_serve_checks_its_arguments_before_the_web_extra(monkeypatch, capsys):
+    # without uvicorn (the core install) the wrong port was reported as a missing extra
+    monkeypatch.setitem(sys.modules, "uvicorn", None)
+    monkeypatch.delitem(sys.modules, "train.cli.serve", raising=False)
+    assert fails(["serve", "--port", "70000"], capsys).startswith(
+        "crates serve: error: --port takes 0 to 65535 (0: any free port), not 70000"
+    )
+    assert fails(["serve"], capsys).startswith(
+        "crates serve: error: crates serve needs the web extra: pip install 'crates-rl[web]'"
+    )
+
+
 def test_eval_refuses_an_output_file_before_playing(tmp_path, capsys):
     taken = tmp_path / "results"
     taken.write_text("keep me")

@@ -640,6 +640,11 @@ def run_play(args: argparse.Namespace) -> int:
 def run_serve(args: argparse.Namespace) -> int:
     from train.cli.play import seat_specs
 
+    # the arguments first: a wrong port is the user's first fix, with or without the web extra
+    if not 0 <= args.pace <= 60:
+        raise ValueError(f"--pace takes 0 to 60 seconds, not {args.pace}")
+    if not 0 <= args.port <= MAX_PORT:  # the socket would take it modulo 65536, silently
+        raise ValueError(f"--port takes 0 to {MAX_PORT} (0: any free port), not {args.port}")
     try:  # the web extra: only this command needs it
         from train.cli.serve import serve
     except ImportError as exc:
@@ -648,10 +653,6 @@ def run_serve(args: argparse.Namespace) -> int:
         ) from None
     from train.cli.seated import ServeConfig, Tables
 
-    if not 0 <= args.pace <= 60:
-        raise ValueError(f"--pace takes 0 to 60 seconds, not {args.pace}")
-    if not 0 <= args.port <= MAX_PORT:  # the socket would take it modulo 65536, silently
-        raise ValueError(f"--port takes 0 to {MAX_PORT} (0: any free port), not {args.port}")
     rules = parse_rules(args.rule)
     opponents = args.opponents or default_agents(args.preset, args.players, rules)[:1]
     config = ServeConfig(
