@@ -313,6 +313,7 @@ from train.config import load_config
 from train.ppo import make_vec_env
 config = load_config("configs/default.yaml", sys.argv[1:] + ["workers=2"])
 vec = make_vec_env(config)
+vec.reset()  # every worker answers: each is past its imports and watching its parent
 print(" ".join(str(p.pid) for p in vec._processes), flush=True)
 signal.pause()  # until killed
 """,
@@ -340,7 +341,9 @@ def test_workers_die_with_a_killed_parent(kind):
     assert len(workers) == 2
     parent.send_signal(signal.SIGKILL)
     parent.wait()
-    wait_for(lambda: not any(_alive(pid) for pid in workers), 10, "the workers gone")
+    # a pool worker may still be importing (a loaded machine: tens of seconds); it finds its
+    # parent gone as soon as it starts watching
+    wait_for(lambda: not any(_alive(pid) for pid in workers), 60, "the workers gone")
 
 
 def test_killing_an_evaluation_stops_it_quietly(tmp_path):
