@@ -178,6 +178,36 @@ def test_the_layer_check_sees_a_wrong_import_and_a_cycle():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
+PROCESSES = "crates_env.processes"
+# the operating system's side of a process: signals, the cores and memory, a worker's parent
+OS_MODULES = {"signal", "ctypes", "_thread", "resource"}
+OS_CALLS = {"sched_getaffinity", "sched_setaffinity", "sysconf", "getppid", "_exit", "kill", "nice"}
+
+
+def _os_plumbing(source: str) -> list[str]:
+    """What of the OS plumbing ``source`` reaches for: modules imported, ``os.`` calls."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+            found += [n for n in names if n in OS_MODULES]
+        elif isinstance(node, ast.Attribute) and ast.unparse(node.value) == "os":
+            found += [f"os.{node.attr}"] if node.attr in OS_CALLS else []
+    return found
+
+
+def test_the_process_plumbing_lives_in_one_module():
+    """Signals held or turned into a clean stop, the cores and memory, workers tied to their
+    parent: ``crates_env.processes`` alone deals with the operating system for them."""
+    assert _os_plumbing("import signal\nx = os.sched_getaffinity(0)\n") == [
+        "signal",
+        "os.sched_getaffinity",
+    ]
+    assert _os_plumbing(MODULES[PROCESSES].read_text())
+    elsewhere = {m: _os_plumbing(p.read_text()) for m, p in MODULES.items() if m != PROCESSES}
+    assert {m: found for m, found in elsewhere.items() if found} == {}
+
+
 def _reached_from(module: str, graph: dict[str, set[str]]) -> set[str]:
     """Every module of ours that importing ``module`` may load, lazy imports included."""
     seen, todo = set(), [module]
