@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from crates_env.processes import usable_cores
 from train.config import load_config
 from train.ppo import STATE, train
-from train.workers import usable_cores
 
 ROOT = Path(__file__).resolve().parent.parent
 NUM_ENVS, N_STEPS, BATCH, EPOCHS = 64, 64, 1024, 4

@@ -7,8 +7,9 @@ For each rule system it cycles through the tables of ``benchmarks/vector_equival
 (player counts and option sets), each time playing ``--games`` games on the compiled engine for
 ``--rounds`` decisions (HeuristicAgent three moves in four, a random move the rest: with
 ``penalize`` sometimes a misplay) and holding ``HeuristicAgent.act_batch`` against ``act`` at
-every position (``agents.heuristic_equivalence.check_against_reference``), until the system has
-``--positions`` positions compared. The first difference stops the run and prints where it is.
+every position (``tests.harness.heuristic_equivalence.check_against_reference``), until the
+system has ``--positions`` positions compared. The first difference stops the run and prints
+where it is.
 It also times both on the positions of one table side by side.
 """
 
@@ -24,9 +25,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents import HeuristicAgent, Table
-from agents.heuristic_equivalence import check_against_reference
 from benchmarks.vector_equivalence import VARIANTS, chunks, preset_of
 from crates_env.vector import VectorGame
+from tests.harness.heuristic_equivalence import check_against_reference
 
 
 def main() -> None:

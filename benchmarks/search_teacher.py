@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 # them and crawl (a searched deal took 14 times as long with two runs at once).
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from crates_env.processes import interruptible
 from train.evaluation import (
     EvalConfig,
     format_report,
@@ -38,7 +39,6 @@ from train.evaluation import (
     write_outputs,
 )
 from train.evaluation.report import better_standing, saved_rules
-from train.workers import interruptible
 
 TIMING = "timing.json"
 

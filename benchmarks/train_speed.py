@@ -31,9 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.networks import untrained_policy
 from crates_env.actions import NUM_ACTIONS
+from crates_env.processes import usable_cores
 from train.config import load_config
 from train.ppo import make_vec_env, policy_spec
-from train.workers import usable_cores
 
 
 class NullVecEnv(VecEnv):

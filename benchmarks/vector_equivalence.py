@@ -6,7 +6,7 @@
 A rule system is a preset, or a preset with ``misplay_mode="penalize"`` (``kreights+penalize``,
 ``creights+penalize``: random play makes a misplay the rules penalise one move in 16 where
 there is one). For each it plays chunks of ``--games`` random games through both engines
-(``crates_env.vector.equivalence.play_both``: seat to play, action mask, misplays accepted and
+(``tests.harness.vector_equivalence.play_both``: seat to play, action mask, misplays accepted and
 observation at every decision, rewards and game end after every step, final scores), cycling
 through the system's player counts and option sets below, until it has ``--decisions``
 decisions compared. The first difference stops the run and prints where it is.
@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from crates_env.vector.equivalence import play_both
+from tests.harness.vector_equivalence import play_both
 
 PENALTY_CARDS = {"misplay_mode": "penalize", "kreights_penalty_cards": True}
 REVOKES = {"misplay_mode": "penalize", "kreights_revoke_penalty": True}

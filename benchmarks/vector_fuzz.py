@@ -1,5 +1,5 @@
 """The compiled engine fuzzed over 10^7 random decisions, every invariant checked after every
-step (``crates_env.vector.fuzz``: every card in one place, sizes, penalty cards, knock-outs,
+step (``tests.harness.vector_fuzz``: every card in one place, sizes, penalty cards, knock-outs,
 scores only at a hand's end, the masks equal to the moves the engine accepts).
 
     nice -n 10 python benchmarks/vector_fuzz.py                     # 10^7 decisions
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vector_equivalence import VARIANTS, preset_of
 
-from crates_env.vector.fuzz import fuzz
+from tests.harness.vector_fuzz import fuzz
 
 
 def main() -> None:

@@ -15,7 +15,6 @@ the checks of every input (a ValueError naming the argument before any game move
 
 from __future__ import annotations
 
-import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -26,6 +25,7 @@ from .actions import NUM_ACTIONS, action_name
 from .game import Game, new_game
 from .observation import SEAT_LAYOUT
 from .payouts import Payouts, final_standing, legal_mask
+from .processes import machine_memory
 from .rules import Ruleset, make_ruleset
 from .settings import EnvSettings, next_game_rng
 from .state import HAND_ENDINGS, HandScore
@@ -756,12 +756,6 @@ def _mask_of(actions) -> np.ndarray:
 
 def _names(mask: np.ndarray) -> str:
     return ", ".join(f"{a} ({action_name(int(a))})" for a in np.flatnonzero(mask))
-
-
-def machine_memory() -> int:
-    """The bytes of this machine's memory: what bounds a batch, a run's games or an
-    evaluation's records, checked before they are allocated."""
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 def check_seed(seed: object) -> int:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
+
+from .processes import stops_held
 
 FIXED_DATE = (1980, 1, 1, 0, 0, 0)  # zip's earliest date, for archives that compare by bytes
 
@@ -34,30 +34,6 @@ def write_atomically(path: Path, write: Callable[[Path], None]) -> Path:
                 exc.filename = str(path)
             raise
     return path
-
-
-@contextlib.contextmanager
-def stops_held() -> Iterator[None]:
-    """Ctrl-C and ``kill`` (SIGTERM) wait for the end of the block, then land as they would
-    have: the file is written whole first. (A KeyboardInterrupt inside zipfile's writer, as
-    numpy saves, leaves the archive half-closed, and closing it raises a ValueError that takes
-    the stop's place.) Signals reach only the main thread's handlers, so elsewhere it holds
-    nothing; nor where a handler was set outside Python, which could not be put back."""
-    stops = (signal.SIGINT, signal.SIGTERM)
-    handlers = {signum: signal.getsignal(signum) for signum in stops}
-    if threading.current_thread() is not threading.main_thread() or None in handlers.values():
-        yield
-        return
-    held: list[int] = []
-    for signum in stops:
-        signal.signal(signum, lambda signum, frame: held.append(signum))
-    try:
-        yield
-    finally:
-        for signum, handler in handlers.items():
-            signal.signal(signum, handler)
-        if held:
-            signal.raise_signal(held[0])
 
 
 def atomic_write(path: Path, text: str) -> Path:

@@ -319,8 +319,8 @@ signal.pause()  # until killed
 """,
     "evaluation": """
 import multiprocessing as mp, signal
-from train.evaluation.games import init_worker
-pool = mp.get_context("spawn").Pool(2, initializer=init_worker)
+from crates_env.processes import one_thread_worker
+pool = mp.get_context("spawn").Pool(2, initializer=one_thread_worker)
 pool.map(abs, range(4))
 print(" ".join(str(p.pid) for p in pool._pool), flush=True)
 signal.pause()  # until killed

@@ -29,13 +29,13 @@ from crates_env import crates_v0
 from crates_env.batch import ReferenceGames
 from crates_env.env import render_table
 from crates_env.files import write_atomically
+from crates_env.processes import CoreShare, interruptible
 from crates_env.vector import VectorGame
 from train.cli import main
 from train.cli.play import play_in_terminal
 from train.config import TrainConfig, load_config
 from train.evaluation import EvalConfig, lineups, play_games, read_deals
 from train.evaluation.replays import replay_game
-from train.workers import CoreShare, interruptible
 
 from .test_cli_errors import fails
 from .waiting import crates_command, ctrl_c_at_default, lines_in, wait_for
@@ -693,7 +693,7 @@ def test_a_stop_raised_in_code_run_from_a_string_exits_130(tmp_path):
     its exit 130: `python -m train.cli label` stopped during a compile ended by signal."""
     (tmp_path / "stopped_in_exec.py").write_text(
         "import signal, sys\n"
-        "from train.workers import interruptible\n"
+        "from crates_env.processes import interruptible\n"
         "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "try:\n"
         "    with interruptible():\n"

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from agents import HeuristicAgent, Table
-from agents.heuristic_equivalence import check_against_reference
 from crates_env.actions import NUM_ACTIONS, SUIT
 from crates_env.env import raw_env
+
+from .harness.heuristic_equivalence import check_against_reference
 
 TABLES = [
     ("crates", 4, {}),

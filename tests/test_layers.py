@@ -7,8 +7,7 @@ of the table, ``crates_env.render``) <- agents <- training <- the command line. 
 engine for a batch of games (``crates_env.engine_choice``) reads the engine and the twin; the
 Gymnasium vector env (``crates_env.vector_env``) reads the choice and the environment.
 Evaluation needs nothing of training but its worker processes and the rule checks of the
-config; the twin's differential check (``crates_env.vector.equivalence``) reads the twin and
-the environment.
+config.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ ROOT = Path(__file__).resolve().parent.parent
 OURS = ("crates_env", "agents", "train")
 ENVIRONMENT = ("crates_env.env", "crates_env.wrappers", "crates_env.crates_v0")
 RENDER = "crates_env.render"  # the environment's pictures (and the replay pages)
-TWIN_CHECK = "crates_env.vector.equivalence"
 ENGINE_CHOICE = "crates_env.engine_choice"
 VECTOR_ENV = "crates_env.vector_env"
 
@@ -42,10 +40,10 @@ MODULES = {
 
 
 def _group(module: str) -> str:
-    """The layer a module belongs to: engine, twin, engine choice, environment, vector env, twin
-    check, agents, train.evaluation, train.cli, or train (the training modules)."""
+    """The layer a module belongs to: engine, twin, engine choice, environment, vector env,
+    agents, train.evaluation, train.cli, or train (the training modules)."""
     parts = module.split(".")
-    named = {TWIN_CHECK: "twin check", ENGINE_CHOICE: "engine choice", VECTOR_ENV: "vector env"}
+    named = {ENGINE_CHOICE: "engine choice", VECTOR_ENV: "vector env"}
     if module in named:
         return named[module]
     if module in ENVIRONMENT or module == RENDER or module.startswith(RENDER + "."):
@@ -119,14 +117,13 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-ENGINE_SIDE = {"engine", "twin", "engine choice", "environment", "vector env", "twin check"}
+ENGINE_SIDE = {"engine", "twin", "engine choice", "environment", "vector env"}
 ALLOWED = {
     "engine": {"engine"},
     "twin": {"engine", "twin"},
     "engine choice": {"engine", "twin"},
     "environment": {"engine", "environment"},
     "vector env": {"engine", "engine choice", "environment"},
-    "twin check": {"engine", "twin", "environment"},
     "agents": {*ENGINE_SIDE, "agents"},
     "train": {*ENGINE_SIDE, "agents", "train", "train.evaluation"},
     # evaluation is training's tool, not its user: only the worker processes and the rule checks
@@ -175,11 +172,40 @@ def test_the_layer_check_sees_a_wrong_import_and_a_cycle():
     assert not _allowed("twin", ENGINE_CHOICE) and not _allowed("environment", VECTOR_ENV)
     assert _allowed("twin", "crates_env.batch")  # the batch interface is below the twin
     assert _group(VECTOR_ENV) == "vector env" and _group("crates_env.vector.vector_game") == "twin"
-    assert _allowed("twin check", "crates_env.env")
     assert not _allowed("train.evaluation", "train.ppo")
     assert _allowed("train.evaluation", "train.workers")
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+PROCESSES = "crates_env.processes"
+# the operating system's side of a process: signals, the cores and memory, a worker's parent
+OS_MODULES = {"signal", "ctypes", "_thread", "resource"}
+OS_CALLS = {"sched_getaffinity", "sched_setaffinity", "sysconf", "getppid", "_exit", "kill", "nice"}
+
+
+def _os_plumbing(source: str) -> list[str]:
+    """What of the OS plumbing ``source`` reaches for: modules imported, ``os.`` calls."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+            found += [n for n in names if n in OS_MODULES]
+        elif isinstance(node, ast.Attribute) and ast.unparse(node.value) == "os":
+            found += [f"os.{node.attr}"] if node.attr in OS_CALLS else []
+    return found
+
+
+def test_the_process_plumbing_lives_in_one_module():
+    """Signals held or turned into a clean stop, the cores and memory, workers tied to their
+    parent: ``crates_env.processes`` alone deals with the operating system for them."""
+    assert _os_plumbing("import signal\nx = os.sched_getaffinity(0)\n") == [
+        "signal",
+        "os.sched_getaffinity",
+    ]
+    assert _os_plumbing(MODULES[PROCESSES].read_text())
+    elsewhere = {m: _os_plumbing(p.read_text()) for m, p in MODULES.items() if m != PROCESSES}
+    assert {m: found for m, found in elsewhere.items() if found} == {}
 
 
 def _reached_from(module: str, graph: dict[str, set[str]]) -> set[str]:

@@ -17,11 +17,12 @@ import crates_env
 import crates_env.version as made_by
 from agents.checkpoints import load_network
 from agents.networks import untrained_policy
+from crates_env.processes import CoreShare
 from train.config import load_config
 from train.files import PROVENANCE
 from train.ppo import STATE, make_vec_env, policy_spec, train
 from train.vec_env import SelfPlayVecEnv
-from train.workers import CoreShare, torch_threads
+from train.workers import torch_threads
 
 from .test_train import tiny
 

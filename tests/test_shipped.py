@@ -1,5 +1,6 @@
 """The shipped networks: each loads and plays its table, is crates eval's default and the agent
-``shipped`` there, and goes with every install (as do the configs), found from any folder."""
+``shipped`` there, and goes with every install (as do the configs), found from any folder; the
+wheel holds the product alone (the tests' harness stays in tests/)."""
 
 from __future__ import annotations
 
@@ -84,27 +85,48 @@ def test_the_repository_keeps_one_copy_of_what_it_ships():
         assert (ROOT / shipped).resolve() == (ROOT / source).resolve()
 
 
-def test_an_install_outside_any_prefix_finds_the_network_and_the_configs(tmp_path):
-    """The wheel carries them as package data; installed into a folder of its own (as
-    ``pip install --user`` or ``--target`` do), the packages find them from any folder."""
-    source = tmp_path / "project"
-    for part in ("crates_env", "agents", "train", "checkpoints", "configs"):
+PACKAGES = ("crates_env", "agents", "train")
+PIP = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel as CI builds it, from a copy of the sources (a checkout's own build/ folder
+    can hold files since deleted, which would go into the wheel)."""
+    folder = tmp_path_factory.mktemp("wheel")
+    source = folder / "project"
+    for part in (*PACKAGES, "checkpoints", "configs"):
         shutil.copytree(ROOT / part, source / part, ignore=shutil.ignore_patterns("__pycache__"))
     for part in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / part, source / part)
-    pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
     subprocess.run(
-        [*pip, "wheel", str(source), "--no-deps", "--no-build-isolation", "-w", str(tmp_path)],
+        [*PIP, "wheel", str(source), "--no-deps", "--no-build-isolation", "-w", str(folder)],
         check=True,
         capture_output=True,
     )
-    (wheel,) = tmp_path.glob("crates_rl-*.whl")
+    (built,) = folder.glob("crates_rl-*.whl")
+    return built
+
+
+def test_the_wheel_holds_the_packages_and_nothing_of_the_tests(wheel):
+    """Every module of the three packages and no other: the fuzz and the differential checks,
+    which only the tests and the benchmarks run, live in tests/harness."""
+    with zipfile.ZipFile(wheel) as z:
+        modules = {name for name in z.namelist() if name.endswith(".py")}
+    ours = {str(p.relative_to(ROOT)) for part in PACKAGES for p in (ROOT / part).rglob("*.py")}
+    assert modules == ours
+    assert [m for m in modules if "fuzz" in m or "equivalence" in m] == []
+
+
+def test_an_install_outside_any_prefix_finds_the_network_and_the_configs(wheel, tmp_path):
+    """The wheel carries them as package data; installed into a folder of its own (as
+    ``pip install --user`` or ``--target`` do), the packages find them from any folder."""
     with zipfile.ZipFile(wheel) as z:
         for shipped, origin in SHIPPED.items():
             assert z.read(shipped) == (ROOT / origin).read_bytes()
     target = tmp_path / "site"
     subprocess.run(
-        [*pip, "install", "--no-deps", "--target", str(target), str(wheel)],
+        [*PIP, "install", "--no-deps", "--target", str(target), str(wheel)],
         check=True,
         capture_output=True,
     )

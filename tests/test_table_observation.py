@@ -24,7 +24,8 @@ from crates_env.table_observation import (
     table_features,
 )
 from crates_env.vector import VectorGame
-from crates_env.vector.equivalence import play_both
+
+from .harness.vector_equivalence import play_both
 
 COLUMN = {name: i for i, (name, _) in enumerate(CARD_FEATURES)}
 

@@ -10,10 +10,11 @@ from crates_env.env import raw_env
 from crates_env.rules import make_ruleset
 from crates_env.scoring import score_kinds
 from crates_env.vector import VectorGame
-from crates_env.vector.equivalence import Difference, play_both
 from crates_env.vector.layout import STATE
 from crates_env.vector.table import score_hand_counts
 from crates_env.vector.vector_game import rules_record
+
+from .harness.vector_equivalence import Difference, play_both
 
 KREIGHTS_PENALTIES = {
     "misplay_mode": "penalize",
@@ -116,7 +117,7 @@ def test_the_check_finds_a_planted_difference():
 
 
 def _compare_first_decision(env, vg):
-    from crates_env.vector.equivalence import _same
+    from .harness.vector_equivalence import _same
 
     _same("planted", "observation", env.observe(env.agent_selection)["observation"],
           vg.observe()[0], env)  # fmt: skip

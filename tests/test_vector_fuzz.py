@@ -1,6 +1,6 @@
 """The compiled engine fuzzed as the reference engine is: random play over random tables (every
 preset, player counts, options, misplay penalties, reward settings, seeds), every invariant
-checked after every step (``crates_env.vector.fuzz``). ``benchmarks/vector_fuzz.py`` runs 10^7
+checked after every step (``tests.harness.vector_fuzz``). ``benchmarks/vector_fuzz.py`` runs 10^7
 decisions."""
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from crates_env.rules import (
     make_ruleset,
 )
 from crates_env.vector import VectorGame
-from crates_env.vector.fuzz import (
+
+from .harness.vector_fuzz import (
     CARDS,
     EXPOSED,
     HELD,
@@ -176,7 +177,7 @@ def test_the_checks_find_a_planted_break(plant, found):
 
 
 def test_a_break_is_reported_with_the_table_game_and_step(monkeypatch):
-    import crates_env.vector.fuzz as fuzzing
+    from .harness import vector_fuzz as fuzzing
 
     real = fuzzing.check_games
 

@@ -16,7 +16,8 @@
   - ``convert``: a network to play or ship (no optimizer state), and sb3-contrib zips read
     without unpickling;
   - ``progress``: progress lines for the phases without a bar;
-  - ``workers``: worker processes that die with their parent, the cores they share;
+  - ``workers``: torch's threads, the Ray session workers run in (a worker process's
+    plumbing, its cores and signals, is ``crates_env.processes``);
 - ``train.evaluation``: duplicate-deal evaluation, its statistics, reports and curves; it uses
   agents and the environment and nothing of training but ``workers`` and ``config``'s rule
   checks;

@@ -18,7 +18,8 @@ from typing import Any
 import yaml
 
 from crates_env.actions import NUM_ACTIONS
-from crates_env.batch import ReferenceGames, machine_memory
+from crates_env.batch import ReferenceGames
+from crates_env.processes import machine_memory
 from crates_env.rules import Ruleset, make_ruleset
 from crates_env.settings import REWARD_MODES, REWARD_TIMINGS
 from crates_env.table_observation import (
@@ -214,7 +215,7 @@ class TrainConfig:
     # torch's threads for the learner's updates (PPO's and the warm start's). A fixed number makes
     # the run bit-for-bit the same from its config and seed whatever else the machine runs (float
     # sums come out in another order on another number of threads); 0 follows the machine's load,
-    # the cores left free before each update (train.workers.CoreShare), and gives up that
+    # the cores left free before each update (crates_env.processes.CoreShare), and gives up that
     # guarantee. The games and the checks against the baselines always run on one thread.
     torch_threads: int = 1
     # The engine the self-play games run on: "auto" takes the compiled one (crates_env.vector,

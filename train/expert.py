@@ -37,6 +37,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 
+from crates_env.processes import usable_cores
 from train.config import ExpertConfig, TrainConfig, WarmStartConfig, check_run_folder
 from train.evaluation import evaluate_against_baselines
 from train.files import atomic_write, write_atomically
@@ -44,7 +45,7 @@ from train.imitation import Demonstrations, Gains, Hold, clone, policy_heads
 from train.labels import LabelPlan, Labels, label, pending, pool_labels
 from train.ppo import LATEST, atomic_save_model, make_vec_env, new_model
 from train.ppo import train as train_ppo
-from train.workers import torch_threads, usable_cores
+from train.workers import torch_threads
 
 STATE = "expert.json"
 NETWORK = "network.zip"  # each round's network, in <run>/round_<r>/

@@ -30,13 +30,14 @@ import torch
 from agents import Table, make_agent
 from agents.base import decide_batch
 from crates_env.env import raw_env
+from crates_env.processes import serve_parent
 from train.config import TrainConfig, WarmStartConfig
 from train.files import load_arrays, save_arrays
 from train.opponents import PoolSpec
 from train.progress import Progress
 from train.selfplay import LearnerSpec, make_batch, worker_seeds
 from train.shaping import PressureShaping
-from train.workers import learner_threads, serve_parent, torch_threads
+from train.workers import learner_threads, torch_threads
 
 
 def warm_start(

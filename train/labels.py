@@ -35,15 +35,10 @@ from agents.shipped import SHIPPED, shipped_network
 from crates_env.actions import NUM_ACTIONS
 from crates_env.engine_choice import rules_of_env
 from crates_env.env import raw_env
+from crates_env.processes import one_thread_worker
 from crates_env.rules import Ruleset
 from train.files import load_arrays, save_arrays
-from train.workers import (
-    RAY_RETRIES,
-    WorkersFailed,
-    ray_session,
-    serve_parent,
-    torch_threads,
-)
+from train.workers import RAY_RETRIES, WorkersFailed, ray_session, torch_threads
 
 CHUNK = "chunk_{:05d}.npz"
 
@@ -311,8 +306,7 @@ def _label_task(plan: LabelPlan, index: int, cwd: str) -> Labels:
 
 
 def _init_labeller() -> None:
-    serve_parent()
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    one_thread_worker()
     torch.set_num_threads(1)  # a search's batches are small: see torch_threads
 
 

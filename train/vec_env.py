@@ -16,9 +16,9 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from crates_env.actions import NUM_ACTIONS
+from crates_env.processes import serve_parent
 from train.opponents import PoolSpec
 from train.selfplay import LearnerSpec, make_mix, observation_space_of, worker_seeds
-from train.workers import serve_parent
 
 
 def table_slots(num_envs: int, tables: int) -> list[int]:

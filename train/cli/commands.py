@@ -347,7 +347,8 @@ def add_bench_parser(sub) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from train.workers import WorkersFailed, interruptible
+    from crates_env.processes import interruptible
+    from train.workers import WorkersFailed
 
     parser = build_parser()
     args = parser.parse_args(argv)

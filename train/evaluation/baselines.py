@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from crates_env.processes import core_share
 from train.config import TrainConfig
-from train.workers import core_share
 
 from .games import EvalConfig
 from .replays import write_replays

@@ -17,7 +17,6 @@ twin, one forward pass of a network, SearchAgent's rollouts together).
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,10 +27,9 @@ import numpy as np
 from agents import Table, make_agent
 from agents.base import decide_batch
 from crates_env.actions import DRAW
-from crates_env.batch import machine_memory
 from crates_env.engine_choice import game_batch
 from crates_env.game import Game
-from train.workers import serve_parent
+from crates_env.processes import machine_memory
 
 CHUNK_DEALS = 64  # deals a worker plays side by side: a few hundred games, one batch
 # A game's record in memory, kept until the report is made: about 5 kB at a 4-player crates
@@ -120,14 +118,6 @@ def check_deals(deals: int, num_agents: int, num_players: int, name: str = "deal
             f"{name} must be from 1 to {most:,} (what this machine's memory holds of the games' "
             f"records), not {deals:,}"
         )
-
-
-def init_worker() -> None:
-    """A worker process: it dies with its parent, and plays on one torch thread (workers that
-    each take every core for a network's forward pass fight over the cores, and all of them
-    crawl). Ray sets its tasks' threads itself."""
-    serve_parent()
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def seed_of(*parts: int) -> int:

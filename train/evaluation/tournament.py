@@ -15,11 +15,12 @@ from multiprocessing.pool import Pool
 
 from agents import Table, make_agent
 from crates_env.engine_choice import ENGINES
+from crates_env.processes import one_thread_worker
 from train.config import rules_of
 from train.workers import check_ray, torch_threads
 
 from . import games
-from .games import EvalConfig, GameRecord, Interrupted, check_deals, init_worker, lineups
+from .games import EvalConfig, GameRecord, Interrupted, check_deals, lineups
 from .on_ray import run_on_ray
 
 
@@ -111,7 +112,7 @@ def run(
 def worker_pool(workers: int) -> Pool:
     """``workers`` clean processes to play games (``run``'s ``pool``): spawned, so no torch or
     RNG state is inherited; they end with the ``with`` block."""
-    return mp.get_context("spawn").Pool(workers, initializer=init_worker)
+    return mp.get_context("spawn").Pool(workers, initializer=one_thread_worker)
 
 
 def chunked(tasks: list[tuple], config: EvalConfig, lineups_a_deal: int) -> list[list[tuple]]:

@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ..env import raw_env
-from .fuzz import MISPLAY_SHARE
-from .vector_game import VectorGame
+from crates_env.env import raw_env
+from crates_env.vector import VectorGame
+
+from .vector_fuzz import MISPLAY_SHARE
 
 
 class Difference(AssertionError):

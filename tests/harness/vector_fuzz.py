@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .layout import MAX_SEATS
-from .lifecycle import is_acceptable, is_legal
-from .table import to_play
-from .vector_game import VectorGame
+from crates_env.vector import VectorGame
+from crates_env.vector.layout import MAX_SEATS
+from crates_env.vector.lifecycle import is_acceptable, is_legal
+from crates_env.vector.table import to_play
 
 MISPLAY_SHARE = 16  # with penalize, one move in 16 is a misplay where the rules accept one
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents import HeuristicAgent, Table
 from crates_env.vector import VectorGame
-from crates_env.vector.fuzz import random_moves
 
-from .base import Table
-from .scripted import HeuristicAgent
+from .vector_fuzz import random_moves
 
 
 def check_against_reference(

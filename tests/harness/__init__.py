@@ -1,0 +1,4 @@
+"""The checks the tests run a sample of and ``benchmarks/`` runs at length, kept out of the
+installed packages: ``vector_fuzz`` (the compiled engine's invariants under random play),
+``vector_equivalence`` (the compiled engine against the reference, step by step) and
+``heuristic_equivalence`` (HeuristicAgent's compiled twin against the agent, move by move)."""
