@@ -225,8 +225,9 @@ CRAITS = RuleSystem(
     about="[002]; two decks above 5 players; low card deals, tied players redraw",
     engine="crates",
     players=(2, 12),
+    # low card deals [002:18], tied players draw again
     rules={"points": CRATES_POINTS, "dealer_rule": "low_card", "low_card_ties": "redraw"},
-    by_players={2: _SEVEN_HITS_NEXT, 3: _SEVEN_HITS_NEXT},  # [002:18]
+    by_players={2: _SEVEN_HITS_NEXT, 3: _SEVEN_HITS_NEXT},
     two_decks_from=6,
     options=(
         NO_KINGS_QUEENS,

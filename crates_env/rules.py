@@ -288,6 +288,10 @@ class Ruleset:
 
     def option(self, name: str) -> object:
         """The value of option ``name`` (its ``off`` value where the rule system lacks it)."""
+        if name not in OPTION_NAMES:
+            _fail(
+                f"unknown ruleset option {name!r}; valid options: {', '.join(sorted(OPTION_NAMES))}"
+            )
         return self.chosen[name]
 
     @property

@@ -15,6 +15,7 @@ from crates_env.presets import CardFunction
 from crates_env.table_observation import TABLE_SLICES, table_features
 from crates_env.vector.equivalence import play_both
 from train.cli import main
+from train.config import load_config
 
 # A Crates house rule: short hands, a Queen makes the next player draw two, a King skips like a
 # 4, a 9 left in hand costs 40, pressures capped, no partnerships, low card deals.
@@ -138,6 +139,15 @@ def test_crates_eval_plays_a_rules_file(house_rules, tmp_path, capsys):
     argv += ["--agents", "heuristic", "random", "--deals", "4", "--workers", "2"]  # spawned
     assert main([*argv, "--out", str(out), "--no-tensorboard", "--quiet"]) == 0
     assert (out / "report.json").exists()
+
+
+def test_a_training_config_names_its_rules_file(house_rules, tmp_path):
+    path = tmp_path / "short.yaml"
+    path.write_text("name: short_crates\nbase: crates\nrules: {schedule: [3, 2]}\n")
+    config = load_config(None, [f"rules_file={path}", "preset=short_crates", "num_players=3"])
+    assert config.ruleset().schedule == (3, 2)
+    with pytest.raises(ValueError, match="unknown preset 'other_crates'"):
+        load_config(None, [f"rules_file={path}", "preset=other_crates"])
 
 
 def test_crates_refuses_a_bad_rules_file_in_one_line(tmp_path, capsys, monkeypatch):
