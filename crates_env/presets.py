@@ -3,7 +3,7 @@
 A rule system is a :class:`RuleSystem` value: who plays it (player counts, partnerships), the
 deck (packs, Jokers), the resolved rules the engines read (``rules``: the fields of
 ``crates_env.rules.Ruleset``, with changes at some player counts in ``by_players``), what each
-card does (the Crates family's card table, ``cards``, over the family's own; the Crazy Eights
+card does (the Crates family's ``cards``, a ``CardFunction`` per rank or card; the Crazy Eights
 family's ``card_roles``, ``demands`` and ``wild_kinds`` in ``rules``), each card kind's points,
 the options a user may set (:class:`Option`: type, default, allowed values) and the settings of
 its search teacher (``agents.search``). ``crates_env.rules`` resolves a declaration and the
@@ -159,6 +159,17 @@ class RuleSystem:
     search: Mapping[str, object] = field(default_factory=dict)  # agents.search.SearchSettings
 
 
+# What the Crates family's ranks do (docs/rules.md §1.4), seats counted from the player in the
+# direction of play. The 7 hits the next player where ``seven_hits`` is "next"; a J, a Q and a
+# K do something where a rule or an option says so (jack_hits_prev, queen_draws_two,
+# craits_face_cards).
+CRATES_CARDS = {
+    "4": CardFunction(next_player=2, skips=True),  # the next player is skipped
+    "5": CardFunction(draws=((OTHERS, 1),)),  # everybody else takes one, in order [000:87]
+    "6": CardFunction(again=True),  # the player plays again
+    "7": CardFunction(draws=((2, 1),)),  # the player after next takes one
+    "10": CardFunction(reverses=True),
+}
 # Points by rank A, 2, ..., 10, J, Q, K, then the Joker (docs/rules.md §1.8).
 CRATES_POINTS = (1, 20, 3, 15, 30, 30, 20, 50, 30, 25, 10, 10, 10, 40)
 # A 7 hits the next player (not the one after), a J the previous one, at 2 and 3 players.
@@ -175,6 +186,7 @@ CRATES = RuleSystem(
     name="crates",
     about="Boston rules [000]; partnerships with 4 players (0&2 v 1&3)",
     engine="crates",
+    cards=CRATES_CARDS,
     players=(2, 5),
     rules={"points": CRATES_POINTS},
     by_players={2: _SMALL_TABLE, 3: _SMALL_TABLE},
@@ -186,6 +198,7 @@ CHICAGO1970 = RuleSystem(
     name="chicago1970",
     about="[000:134-142]; individuals; a last-card 6 needs the one-card call",
     engine="crates",
+    cards=CRATES_CARDS,
     players=(3, 5),
     rules={"points": CRATES_POINTS, "one_card_last_six": True},
     by_players={3: _SMALL_TABLE},
@@ -197,6 +210,7 @@ KREIGHTS = RuleSystem(
     name="kreights",
     about="[001]; stars, Ha-ha-no-star, clean; flat 5-point pressures; low card deals",
     engine="crates",
+    cards=CRATES_CARDS,
     players=(3, 5),
     rules={
         "points": (1, 20, 3, 20, 30, 30, 15, 50, 40, 25, 10, 10, 10, 40),
@@ -224,6 +238,7 @@ CRAITS = RuleSystem(
     name="craits",
     about="[002]; two decks above 5 players; low card deals, tied players redraw",
     engine="crates",
+    cards=CRATES_CARDS,
     players=(2, 12),
     # low card deals [002:18], tied players draw again
     rules={"points": CRATES_POINTS, "dealer_rule": "low_card", "low_card_ties": "redraw"},
@@ -249,6 +264,7 @@ CREIGHTS = RuleSystem(
     name="creights",
     about="[004]; punitive threes; per-turn one-card call; play goes on after a crank",
     engine="crates",
+    cards=CRATES_CARDS,
     players=(2, 4),
     rules={
         "points": (1, 20, 3, 15, 30, 30, 25, 50, 30, 25, 10, 10, 10, 40),

@@ -34,8 +34,6 @@ from numpy.typing import ArrayLike
 from .cards import (
     ACE,
     DIAMONDS,
-    FIVE,
-    FOUR,
     JACK,
     JOKER,
     KING,
@@ -43,9 +41,7 @@ from .cards import (
     QUEEN,
     RANKS,
     SEVEN,
-    SIX,
     SPADES,
-    TEN,
     TWO,
     Deck,
     make_kind,
@@ -702,19 +698,23 @@ def _misplay_rules(chosen: Choices) -> dict:
 def _card_functions(
     system: RuleSystem, chosen: Choices, resolved: dict
 ) -> tuple[CardFunction, ...]:
-    """What each kind does: the Crates family's table, then the declaration's ``cards`` (a
-    rank's entry, then a card's over it)."""
+    """What each kind does: the declaration's ``cards`` (a rank's entry, then a card's over
+    it), then what the resolved rules and the options change (docs/rules.md §1.3-1.4); the
+    Joker's transparency is code."""
     n = chosen.num_players
-    functions = [_card_function(k, chosen, resolved) for k in range(NUM_KINDS)]
+    functions = [NO_FUNCTION] * NUM_KINDS
     for code, function in sorted(system.cards.items(), key=lambda item: item[0] not in RANKS):
+        draws = tuple(
+            (seat, cards)
+            for s, cards in function.draws
+            for seat in (range(1, n) if s == OTHERS else (s,))
+        )
         for kind in _kinds_of(code):
-            draws = tuple(
-                (seat, cards)
-                for s, cards in function.draws
-                for seat in (range(1, n) if s == OTHERS else (s,))
-            )
             functions[kind] = replace(function, draws=draws)
-    return tuple(functions)
+    return tuple(
+        _changed_function(kind, function, chosen, resolved)
+        for kind, function in enumerate(functions)
+    )
 
 
 def _kinds_of(code: str) -> tuple[int, ...]:
@@ -724,24 +724,17 @@ def _kinds_of(code: str) -> tuple[int, ...]:
     return (parse_card(code),)
 
 
-def _card_function(kind: int, chosen: Choices, resolved: dict) -> CardFunction:
-    """What ``kind`` does in the Crates family (docs/rules.md §1.3-1.4); the Joker's
-    transparency is code."""
+def _changed_function(
+    kind: int, function: CardFunction, chosen: Choices, resolved: dict
+) -> CardFunction:
+    """``function``, as the resolved rules and the options change what ``kind`` does."""
     if kind == JOKER:
-        return NO_FUNCTION
+        return function
     rank, face = rank_of(kind), chosen["craits_face_cards"]
-    if rank == FIVE:  # everybody else takes one, in order of play [000:87]
-        return CardFunction(draws=tuple((i, 1) for i in range(1, chosen.num_players)))
-    if rank == SEVEN:
-        beer = resolved.get("seven_of_diamonds_beer", False) and kind == SEVEN_OF_DIAMONDS
-        target = 1 if resolved.get("seven_hits") == "next" else 2
-        return CardFunction(draws=((target, 1),), beer=beer)
-    if rank == FOUR:
-        return CardFunction(next_player=2, skips=True)
-    if rank == SIX:
-        return CardFunction(again=True)
-    if rank == TEN:
-        return CardFunction(reverses=True)
+    if rank == SEVEN and resolved.get("seven_hits") == "next":  # the 7 hits the next player
+        function = replace(function, draws=tuple((1, c) for _, c in function.draws))
+    if kind == SEVEN_OF_DIAMONDS and resolved.get("seven_of_diamonds_beer"):
+        function = replace(function, beer=True)
     if rank == JACK and face:  # [002:80]
         return CardFunction(draws=((1, 2),), per_jack=True, next_player=2)
     if rank == JACK and resolved.get("jack_hits_prev"):
@@ -752,7 +745,7 @@ def _card_function(kind: int, chosen: Choices, resolved: dict) -> CardFunction:
         return CardFunction(draws=((1, 2),))
     if rank == KING and face:
         return CardFunction(again=True, series=3)
-    return NO_FUNCTION
+    return function
 
 
 def player_counts(preset: str) -> range:
