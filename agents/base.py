@@ -22,7 +22,8 @@ import numpy as np
 from crates_env.cards import EIGHT, JOKER, NINE, NUM_KINDS
 from crates_env.game import Game
 from crates_env.observation import Observer
-from crates_env.rules import CardFunction, Ruleset, make_ruleset
+from crates_env.presets import CardFunction
+from crates_env.rules import Ruleset, make_ruleset
 from crates_env.scoring import card_points, score_kinds
 
 Games = Sequence[Game] | None  # each position's game, for an agent that looks ahead

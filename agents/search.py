@@ -40,7 +40,7 @@ import numpy as np
 
 from crates_env.engine_choice import game_batch
 from crates_env.game import Game
-from crates_env.rules import lead_over_others
+from crates_env.rules import lead_over_others, rule_system
 
 from . import shipped
 from .base import Agent, Explanation, Table, decide_batch, forced_moves
@@ -67,37 +67,21 @@ class SearchSettings:
     deepen_at: float | None = None
 
 
-# Each rule system's teacher: the settings that did best against HeuristicAgent at its table
-# (docs/experiments/2026-11-27-teacher.md). ``search`` at a table plays its teacher unless told
-# otherwise.
-# The Eights family has many near-equal moves (a draw is always legal) and no doubling to
-# come: its teacher looks from the first move but leaves HeuristicAgent only for a sure gain.
-_SURE_FROM_THE_FIRST_MOVE = SearchSettings(stock_max=EVERYWHERE, z=2.5, deepen=7)
-# The Crates variants' decisions that matter come with the stock's end and its pressures.
-_SURE_NEAR_THE_END = SearchSettings(z=2.0, deepen=7)
-TEACHERS: dict[str, SearchSettings] = {
-    "crates": SearchSettings(),
-    "chicago1970": _SURE_NEAR_THE_END,
-    "craits": _SURE_NEAR_THE_END,
-    "creights": _SURE_NEAR_THE_END,
-    "kreights": _SURE_NEAR_THE_END,
-    # 16 re-deals a move were level with HeuristicAgent on 2,000 fresh deals; 64 pass it
-    # (docs/experiments/2026-11-28-crazy-eights.md)
-    "crazy_eights": replace(_SURE_FROM_THE_FIRST_MOVE, samples=64),
-    "zimbabwe": _SURE_FROM_THE_FIRST_MOVE,
-}
-
-
 def teacher_settings(preset: str) -> SearchSettings:
-    """The search settings of the rule system ``preset``'s teacher."""
-    return TEACHERS[preset]
+    """The search settings of the rule system ``preset``'s teacher: its declaration's
+    (``crates_env.presets``, ``RuleSystem.search``; ``stock_max`` ``"all"`` is ``EVERYWHERE``),
+    the defaults for what it leaves out."""
+    declared = dict(rule_system(preset).search)
+    if declared.get("stock_max") == "all":
+        declared["stock_max"] = EVERYWHERE
+    return SearchSettings(**declared)
 
 
 class SearchAgent(Agent):
     """Acts for the seat to play in ``env`` (a ``raw_env``) from its observation and mask.
 
-    Every setting left out is the table's teacher's (``TEACHERS``). ``samples``: re-deals per
-    move; ``stock_max``: search only when the stock holds that many cards or fewer
+    Every setting left out is the table's teacher's (``teacher_settings``). ``samples``: re-deals
+    per move; ``stock_max``: search only when the stock holds that many cards or fewer
     (``EVERYWHERE``: from the first move), play like the base policy above it;
     ``base``: ``"heuristic"``, ``"shipped"`` (the network the package ships) or the path of a
     checkpoint (``agents.checkpoints``), the policy that plays

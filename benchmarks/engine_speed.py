@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from crates_env import new_game
-from crates_env.rules import PLAYER_COUNTS, PRESETS
+from crates_env.rules import PRESETS, player_counts
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -33,7 +33,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=5.0, help="time budget (default 5)")
     parser.add_argument("--seed", type=int, default=0, help="seed of deals and action choices")
     args = parser.parse_args(argv)
-    allowed = PLAYER_COUNTS[args.preset]
+    allowed = player_counts(args.preset)
     if args.players not in allowed:
         parser.error(
             f"preset {args.preset!r} is played by {allowed.start} to {allowed.stop - 1} players"

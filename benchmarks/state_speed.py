@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from crates_env import Game, new_game
-from crates_env.rules import PLAYER_COUNTS, PRESETS
+from crates_env.rules import PRESETS, player_counts
 
 
 def positions(preset: str, players: int, count: int, seed: int) -> list[Game]:
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    allowed = PLAYER_COUNTS[args.preset]
+    allowed = player_counts(args.preset)
     if args.players not in allowed:
         parser.error(
             f"preset {args.preset!r} is played by {allowed.start} to {allowed.stop - 1} players"

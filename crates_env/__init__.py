@@ -20,7 +20,15 @@ from .crates import CratesGame
 from .eights import EightsGame
 from .events import Event
 from .game import Decision, Game, HandResult, IllegalActionError, new_game
-from .rules import PRESETS, Ruleset, make_ruleset
+from .presets import CardFunction, RuleSystem
+from .rules import (
+    PRESETS,
+    Ruleset,
+    make_ruleset,
+    preset_names,
+    register_preset,
+    register_rules_file,
+)
 from .scoring import pressure_value, score_hand
 from .version import VERSION, provenance
 from .view import PublicView
@@ -84,6 +92,7 @@ __all__ = [
     "REVERSE_ONCE",
     "REVERSE_PERMANENT",
     "STOP",
+    "CardFunction",
     "CratesGame",
     "Decision",
     "EightsGame",
@@ -92,6 +101,7 @@ __all__ = [
     "HandResult",
     "IllegalActionError",
     "PublicView",
+    "RuleSystem",
     "Ruleset",
     "action_name",
     "card_code",
@@ -100,8 +110,11 @@ __all__ = [
     "parse_action",
     "parse_card",
     "parse_cards",
+    "preset_names",
     "pressure_value",
     "provenance",
     "register_gymnasium",
+    "register_preset",
+    "register_rules_file",
     "score_hand",
 ]

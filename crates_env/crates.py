@@ -3,7 +3,7 @@
 :class:`CratesGame` plays a turn of the family (docs/rules.md §1.3-1.15): match the suit or the
 rank of the top card, or play a wild (8, 9: name a suit) or a Joker; draw one when no play is
 legal. What
-a card does to the table is its :class:`~crates_env.rules.CardFunction` (who draws how many, who
+a card does to the table is its :class:`~crates_env.presets.CardFunction` (who draws how many, who
 plays next, does the turn go on). The procedural rules are code here:
 
 - **the count**: a 2 starts it, each ace or 2 adds to it, a Joker bounces it back to the previous

@@ -35,7 +35,7 @@ import numpy as np
 from .actions import NUM_ACTIONS, action_name
 from .cards import SUITS, card_code, card_list, rank_of, suit_of
 from .events import Event, event
-from .rules import PRESET_ENGINES, Ruleset, int_value, make_ruleset
+from .rules import Ruleset, engine_of, int_value, make_ruleset
 from .scoring import pressure_value
 from .state import Decision, GameState, HandResult, HandState, State, TurnState
 from .view import PublicView
@@ -773,7 +773,7 @@ def engine_for(rules: Ruleset | str) -> type[Game]:
     if isinstance(rules, Ruleset):
         family = rules.engine
     elif isinstance(rules, str):
-        family = PRESET_ENGINES.get(rules, "crates")
+        family = engine_of(rules)
     else:
         family = "crates"  # the constructor names the problem
     return Game._engines[family]

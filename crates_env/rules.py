@@ -1,10 +1,13 @@
-"""Rule systems as data.
+"""Rule systems as data: a declared rule system and the user's options, resolved into the rules
+the engines play.
 
-A ``Ruleset`` is an immutable, validated description of one rule system. It holds the user-facing
-options (the preset, the player count and every adjunct or interpretation flag of docs/rules.md
-§1.14) and the concrete rules they resolve to (who a 7 hits, the point table, the three-scoring
-algorithm, the pressure progression, ...). The game engines read only the resolved fields, so a
-preset is a value, never an ``if preset == ...`` (or a preset-named flag) in an engine.
+Each rule system is declared once in ``crates_env.presets`` (a :class:`RuleSystem`: players,
+deck, points, card functions, resolved rules, options, search settings). :func:`make_ruleset`
+takes the user's choices (the preset, the player count, options of docs/rules.md §1.14) and
+returns a ``Ruleset``: ``Ruleset.chosen`` holds what the user chose (:class:`Choices`), its
+other fields what that resolves to, the only fields the engines read (who a 7 hits, the point
+table, the three-scoring algorithm, the pressure progression, ...). A preset is a value: no code
+tests a preset's name (tests/test_presets.py holds it), and no engine reads a preset-named flag.
 
 Two engines play the rule systems (``Ruleset.engine``): ``"crates"`` for the Crates family, whose
 card functions are ``card_functions`` (a :class:`CardFunction` per card kind: who draws how many,
@@ -13,14 +16,17 @@ who plays next, does the turn go on), and ``"eights"`` for the Crazy Eights fami
 ``wild_kinds`` and ``free_after_kinds``. Procedural rules (the count, Coopers, the transparent
 Joker, one-card calls, penalty cards) are code in the engines, steered by resolved fields.
 
-Build one with ``make_ruleset("kreights", num_players=3, seven_card_format=True)``.
+Build one with ``make_ruleset("kreights", num_players=3, seven_card_format=True)``; declare a
+house rule with :func:`register_preset` (docs/variants.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from enum import IntEnum
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -28,116 +34,64 @@ from numpy.typing import ArrayLike
 from .cards import (
     ACE,
     DIAMONDS,
-    EIGHT,
-    FIVE,
-    FOUR,
     JACK,
     JOKER,
     KING,
     NUM_KINDS,
     QUEEN,
+    RANKS,
     SEVEN,
-    SIX,
     SPADES,
-    TEN,
     TWO,
     Deck,
     make_kind,
+    parse_card,
     rank_of,
 )
+from .presets import (
+    BUILTIN,
+    CRAITS_SHORT_SCHEDULE,
+    CRATES_POINTS,
+    MAX_PLAYERS,
+    NO_FUNCTION,
+    OTHERS,
+    REVOKE_POINTS,
+    SHWS_SCHEDULE,
+    STANDARD_SCHEDULE,
+    CardFunction,
+    Option,
+    RuleSystem,
+)
 
-STANDARD_SCHEDULE = (8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8)
-CRAITS_SHORT_SCHEDULE = (8, 7, 6, 5, 4, 3, 2, 1)
-SHWS_SCHEDULE = (2, 1, 1, 2)  # "the sequence is 2-1-1-2" [000:160]
-
-# Points by rank index (A, 2, ..., 10, J, Q, K), then the Joker; docs/rules.md §1.8.
-_CRATES_POINTS = (1, 20, 3, 15, 30, 30, 20, 50, 30, 25, 10, 10, 10, 40)
-POINT_TABLES = {
-    "crates": _CRATES_POINTS,
-    "chicago1970": _CRATES_POINTS,
-    "kreights": (1, 20, 3, 20, 30, 30, 15, 50, 40, 25, 10, 10, 10, 40),
-    "craits": _CRATES_POINTS,
-    "creights": (1, 20, 3, 15, 30, 30, 25, 50, 30, 25, 10, 10, 10, 40),
-    # "Eights score 50, court cards 10 and all other cards face value" [003:47]; no Jokers.
-    "crazy_eights": (1, 2, 3, 4, 5, 6, 7, 50, 9, 10, 10, 10, 10, 0),
-    "zimbabwe": (11, 25, 3, 4, 5, 6, 14, 40, 9, 10, 10, 10, 10, 50),  # [003:130-144]
+# The shipped rule systems, in their declaration order (``register_preset`` adds others:
+# ``preset_names()``); the table layout's one-hot reads this tuple, so it never grows.
+PRESETS = tuple(system.name for system in BUILTIN)
+_SYSTEMS: dict[str, RuleSystem] = {system.name: system for system in BUILTIN}
+# The options of every rule system, by name: the shipped declarations' (an option's effect is
+# the resolver's, so a declaration offers these and no others).
+OPTIONS: dict[str, Option] = {o.name: o for system in BUILTIN for o in system.options}
+# The options every rule system takes, and their defaults.
+GENERAL_OPTIONS = {
+    "deal_schedule": None,  # None: the rule system's schedule
+    "first_dealer": None,  # None: the rule system's way (random, or low card)
+    "misplay_mode": "reject",
+    "max_decisions_per_hand": 20_000,
+    "max_hands": 1_000,  # guard for games that last until a score condition
 }
-ACE_OF_SPADES = make_kind(ACE, SPADES)
-# Kinds whose value differs from their rank's (docs/rules.md §1.8): "The Ace of Spades has a value
-# of 100" [003:144].
-KIND_POINTS = {"zimbabwe": {ACE_OF_SPADES: 100}}
-
-PRESETS = ("crates", "chicago1970", "kreights", "craits", "creights", "crazy_eights", "zimbabwe")
-# The engine that plays each preset (``Game`` picks it from ``Ruleset.engine``).
-PRESET_ENGINES = {"crazy_eights": "eights", "zimbabwe": "eights"}
-
-# Allowed player counts per preset (docs/rules.md §1.1, C-32).
-PLAYER_COUNTS = {
-    "crates": range(2, 6),
-    "chicago1970": range(3, 6),
-    "kreights": range(3, 6),
-    "craits": range(2, 13),
-    "creights": range(2, 5),
-    "crazy_eights": range(2, 8),  # "two to seven players" [003:22] (C-40)
-    "zimbabwe": range(2, 8),  # SILENT→ as crazy_eights, subject to P5
-}
-
-# Which presets an adjunct or interpretation flag belongs to (docs/rules.md §1.14). chicago1970
-# inherits the Boston adjuncts ("INH"); pressure_cap_20 is allowed wherever pressures double.
-ADJUNCT_PRESETS = {
-    "no_kings_queens": ("crates", "chicago1970", "craits"),
-    "standig_jokers": ("crates", "chicago1970"),
-    "pressure_cap_20": ("crates", "chicago1970", "craits", "creights"),
-    "queen_draws_two": ("crates", "chicago1970"),
-    "skill_hand_world_series": ("crates",),
-    "seven_card_format": ("kreights",),
-    "kreights_penalty_cards": ("kreights",),
-    "kreights_revoke_penalty": ("kreights",),
-    "kreights_mulligan": ("kreights",),
-    "kreights_barometer": ("kreights",),
-    "kreights_free_play_after_count": ("kreights",),
-    "kreights_three_mutual_cancel": ("kreights",),
-    "kreights_pressure_doubling": ("kreights",),
-    "craits_face_cards": ("craits",),
-    "craits_short_game": ("craits",),
-    "craits_dealer_follows_direction": ("craits",),
-    "craits_one_card_on_deal": ("craits",),
-    "craits_idiot_card": ("craits",),
-    "craits_continue_after_count": ("craits",),
-    "craits_three_covers_eight": ("craits",),
-    "craits_punitive_threes": ("craits",),
-    "craits_go_out_minus_10": ("craits",),
-    "creights_dumbass_cards": ("creights",),
-    "crazy_eights_eight_must_change_suit": ("crazy_eights",),
-    "zimbabwe_jokers": ("zimbabwe",),
-    "deal_size": ("zimbabwe",),
-}
-# Options whose default is not "off" where they belong.
-_PRESET_DEFAULTS = {
-    "kreights_three_mutual_cancel": True,  # C-5
-    "zimbabwe_jokers": 2,  # SILENT→ a standard pack has two
-    "deal_size": 5,  # "Five to 8 cards" [003:55]; SILENT→ 5, the parent game's count
-}
-# The misplay penalties of docs/rules.md §1.12: each needs misplay_mode="penalize" (P1).
-MISPLAY_PENALTIES = ("kreights_penalty_cards", "kreights_revoke_penalty", "creights_dumbass_cards")
-REVOKE_POINTS = 1_000_000_000  # "1,000M points" [001:53] (C-24)
-
+OPTION_NAMES = frozenset({*GENERAL_OPTIONS, *OPTIONS})
+# The options that set how long a game runs and who deals first, not how a hand is played: a
+# network that learned a table plays it at any length of game (agents.checkpoints).
+SCHEDULE_OPTIONS = frozenset(
+    {"deal_schedule", "first_dealer", "max_decisions_per_hand", "max_hands"}
+)
+# The rules files (os.pathsep-separated) every process registers when it imports the package:
+# how the workers a command starts learn the house rules it was given (register_rules_file).
+RULES_FILES_VARIABLE = "CRATES_RULES_FILES"
 FIRST_DEALER_RULES = ("random", "low_card")
 MISPLAY_MODES = ("reject", "penalize")
-
-# The Zimbabwean card table [003:62-69], by rank A..K then the Joker (§1.4): "offensive" (the
-# next player takes its demand, _ZIMBABWE_DEMANDS), "defensive" (blocks a demand), the shifting
-# cards "skip", "declare", "reverse" and "continue", and "" for a regular card.
-_ZIMBABWE_ROLES = (
-    "defensive", "offensive", "", "", "", "", "skip", "declare", "", "", "reverse", "", "continue",
-    "offensive",
-)  # fmt: skip
-_ZIMBABWE_DEMANDS = (0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5)
-# Only the 8 has a function in the basic game [003:38]; by rank A..K then the (absent) Joker.
-_CRAZY_EIGHTS_ROLES = ("",) * EIGHT + ("declare",) + ("",) * (13 - EIGHT)
-_EIGHTS = tuple(make_kind(EIGHT, s) for s in range(4))
-QUEEN_OF_SPADES = make_kind(QUEEN, SPADES)
 COUNT_PIPS = {ACE: 1, TWO: 2}  # what an ace and a deuce add to the count (docs/rules.md §1.5)
+QUEEN_OF_SPADES = make_kind(QUEEN, SPADES)
+SEVEN_OF_DIAMONDS = make_kind(SEVEN, DIAMONDS)
 
 
 class ThreeScoring(IntEnum):
@@ -233,72 +187,34 @@ def code(enum: type[IntEnum], value: str) -> IntEnum:
     return enum[value.upper()] if value else enum(0)
 
 
-SEVEN_OF_DIAMONDS = make_kind(SEVEN, DIAMONDS)
-
-
 @dataclass(frozen=True)
-class CardFunction:
-    """What a card of the Crates family does when played, as data (docs/rules.md §1.3-1.4).
+class Choices:
+    """What the user chose: the rule system, the player count and every option the system
+    offers (the general ones included), by name, set or left at its default."""
 
-    Seats are counted in the direction of play from the player of the card: 1 is the next
-    player, 2 the one after, -1 the previous player.
-    """
+    preset: str
+    num_players: int
+    values: tuple[tuple[str, object], ...]
 
-    draws: tuple[tuple[int, int], ...] = ()  # (seat, cards): who takes how many, in that order
-    per_jack: bool = False  # craits face J: the draw is multiplied by the jacks played in a row
-    # who plays next when the card ends the turn: 2 for a 4 (the next player is skipped) and for
-    # craits' J and Q♠ (their victim loses the turn)
-    next_player: int = 1
-    skips: bool = False  # a 4: the skip is announced ("p1 is skipped")
-    reverses: bool = False  # a 10 reverses the direction of play
-    again: bool = False  # a 6, a craits face K: the player must play again
-    series: int = 0  # craits face K: cards to play after it (the first two have no function)
-    beer: bool = False  # creights 7♦ as the last card: its victim owes a beer [004:21]
-
-
-NO_FUNCTION = CardFunction()
+    def __getitem__(self, name: str) -> object:
+        """Option ``name``'s value; its ``off`` value where the rule system does not offer it."""
+        for key, value in self.values:
+            if key == name:
+                return value
+        return OPTIONS[name].off
 
 
 @dataclass(frozen=True)
 class Ruleset:
-    """One rule system, fully resolved. Build it with :func:`make_ruleset`."""
+    """One rule system, fully resolved. Build it with :func:`make_ruleset`.
 
-    # --- what the user chose -------------------------------------------------------------------
-    preset: str = "crates"
-    num_players: int = 4
-    deal_schedule: tuple[int, ...] | None = None  # None: the preset's schedule
-    first_dealer: str | int | None = None  # None: the preset's way (random, or low card)
+    ``chosen`` is what the user chose; every other field is what the engines read.
+    """
+
+    chosen: Choices
     misplay_mode: str = "reject"
     max_decisions_per_hand: int = 20_000
     max_hands: int = 1_000  # guard for games that last until a score condition
-    no_kings_queens: bool = False
-    standig_jokers: bool = False
-    pressure_cap_20: bool = False
-    queen_draws_two: bool = False
-    skill_hand_world_series: bool = False
-    seven_card_format: bool = False
-    kreights_penalty_cards: bool = False
-    kreights_revoke_penalty: bool = False
-    kreights_mulligan: tuple[int, ...] = ()
-    kreights_barometer: bool = False
-    kreights_free_play_after_count: bool = False
-    kreights_three_mutual_cancel: bool = False
-    kreights_pressure_doubling: bool = False
-    craits_face_cards: bool = False
-    craits_short_game: bool = False
-    craits_dealer_follows_direction: bool = False
-    craits_one_card_on_deal: bool = False
-    craits_idiot_card: bool = False
-    craits_continue_after_count: bool = False
-    craits_three_covers_eight: bool = False
-    craits_punitive_threes: bool = False
-    craits_go_out_minus_10: bool = False
-    creights_dumbass_cards: bool = False
-    crazy_eights_eight_must_change_suit: bool = False
-    zimbabwe_jokers: int = 0
-    deal_size: int | None = None
-
-    # --- what that resolves to (set by make_ruleset) ------------------------------------------
     engine: str = "crates"  # crates | eights
     schedule: tuple[int, ...] = STANDARD_SCHEDULE  # deal sizes; "target"/"last_player" cycle it
     game_end: str = "schedule"  # schedule | target (crazy_eights) | last_player (zimbabwe)
@@ -318,7 +234,7 @@ class Ruleset:
     decks: int = 1
     jokers: int = 0
     low_card_ties: str = "suit"  # kreights: suit order breaks ties; craits: tied players redraw
-    points: tuple[int, ...] = _CRATES_POINTS
+    points: tuple[int, ...] = CRATES_POINTS  # by rank A..K, then the Joker
     kind_points: tuple[int, ...] = ()  # points of each card kind (the rank table plus exceptions)
     three_scoring: str = "crates"  # crates | kreights | punitive | cover8 | punitive_cover8 | none
     all_threes: tuple[int, ...] = ()  # scores of 1, 2, ... threes alone; beyond it -50 each
@@ -358,6 +274,23 @@ class Ruleset:
     deck: Deck = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     @property
+    def preset(self) -> str:
+        """The rule system's name (``crates_env.presets``, or a registered one)."""
+        return self.chosen.preset
+
+    @property
+    def num_players(self) -> int:
+        return self.chosen.num_players
+
+    def option(self, name: str) -> object:
+        """The value of option ``name`` (its ``off`` value where the rule system lacks it)."""
+        if name not in OPTION_NAMES:
+            _fail(
+                f"unknown ruleset option {name!r}; valid options: {', '.join(sorted(OPTION_NAMES))}"
+            )
+        return self.chosen[name]
+
+    @property
     def num_teams(self) -> int:
         return 2 if self.partnerships else self.num_players
 
@@ -389,23 +322,27 @@ class Ruleset:
         return len(self.schedule) if self.game_end == "schedule" else None
 
     def options(self) -> dict:
-        """The user-facing options that differ from the preset's defaults."""
-        base = make_ruleset(self.preset, self.num_players)
-        return {
-            name: getattr(self, name)
-            for name in sorted(OPTION_NAMES)
-            if getattr(self, name) != getattr(base, name)
-        }
+        """The user-facing options that differ from the rule system's defaults."""
+        defaults = _option_defaults(rule_system(self.preset))
+        return {name: value for name, value in self.chosen.values if value != defaults[name]}
 
     def with_options(self, **overrides) -> Ruleset:
         """A new validated ruleset: this one's options plus ``overrides``."""
         return make_ruleset(self.preset, self.num_players, **{**self.options(), **overrides})
 
     def describe(self) -> dict:
-        """Every field as plain data (for logs and TensorBoard hyper-parameters)."""
-        d = asdict(self)
-        d.pop("deck")
-        return d
+        """Every choice and resolved field as plain data (for logs and TensorBoard
+        hyper-parameters)."""
+        resolved = {
+            f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("chosen", "deck")
+        }
+        resolved["card_functions"] = tuple(asdict(f) for f in self.card_functions)
+        return {
+            "preset": self.preset,
+            "num_players": self.num_players,
+            **dict(self.chosen.values),
+            **resolved,
+        }
 
 
 def lead_over_others(values: ArrayLike, side: int) -> np.ndarray:
@@ -415,36 +352,43 @@ def lead_over_others(values: ArrayLike, side: int) -> np.ndarray:
     return values[..., side] - others
 
 
-OPTION_NAMES = frozenset(
-    {
-        "deal_schedule",
-        "first_dealer",
-        "misplay_mode",
-        "max_decisions_per_hand",
-        "max_hands",
-        *ADJUNCT_PRESETS,
-    }
-)
-# The options that set how long a game runs and who deals first, not how a hand is played: a
-# network that learned a table plays it at any length of game (agents.checkpoints).
-SCHEDULE_OPTIONS = frozenset(
-    {"deal_schedule", "first_dealer", "max_decisions_per_hand", "max_hands"}
-)
+# --- the registry -------------------------------------------------------------------------------
+
+
+def preset_names() -> tuple[str, ...]:
+    """Every rule system make_ruleset plays: the shipped ones, then the registered ones."""
+    return tuple(_SYSTEMS)
+
+
+def rule_system(preset: str) -> RuleSystem:
+    """The declaration of ``preset``; a ValueError listing the rule systems otherwise."""
+    system = _SYSTEMS.get(preset) if isinstance(preset, str) else None
+    if system is None:
+        _fail(f"unknown preset {preset!r}; valid presets: {', '.join(_SYSTEMS)}")
+    return system
+
+
+def engine_of(preset: str) -> str:
+    """The engine family that plays ``preset`` ("crates" for a name nobody declared: the
+    engine's constructor names the problem)."""
+    system = _SYSTEMS.get(preset) if isinstance(preset, str) else None
+    return "crates" if system is None else system.engine
 
 
 def _fail(message: str) -> None:
     raise ValueError(message)
 
 
-_DEFAULTS = {f.name: f.default for f in fields(Ruleset) if f.name in OPTION_NAMES}
-_SEAT_LISTS = frozenset({"kreights_mulligan"})
-# int options: (lowest, highest or None, what the message says they must be)
-_INTS = {
-    "zimbabwe_jokers": (0, 8, "an int from 0 to 8 (the Jokers of a pack)"),
-    "deal_size": (5, 8, "5, 6, 7 or 8 ('Five to 8 cards' [003:55])"),
-    "max_decisions_per_hand": (1, None, "a positive int"),
-    "max_hands": (1, None, "a positive int"),
-}
+def _option_defaults(system: RuleSystem) -> dict[str, object]:
+    return {**GENERAL_OPTIONS, **{o.name: o.default for o in system.options}}
+
+
+def option_owners(name: str) -> tuple[str, ...]:
+    """The rule systems that offer option ``name``."""
+    return tuple(s.name for s in _SYSTEMS.values() if any(o.name == name for o in s.options))
+
+
+# --- the user's choices -------------------------------------------------------------------------
 
 
 def int_value(value: object) -> int | None:
@@ -454,33 +398,24 @@ def int_value(value: object) -> int | None:
     return int(value)
 
 
-def _switched_off(name: str, value: object) -> bool:
-    """Whether ``value`` leaves option ``name`` at its default (False, 0, no seats, None)."""
-    try:
-        return _typed(name, value) == _DEFAULTS[name]
-    except ValueError:
-        return False
+def _positive(name: str, value: object) -> int:
+    number = int_value(value)
+    if number is None or number < 1:
+        _fail(f"{name} must be a positive int, not {value!r}")
+    return number
 
 
 def _typed(name: str, value: object) -> object:
-    """``value`` as the type option ``name`` takes (its range is checked later); a ValueError
-    naming the option otherwise. Only real booleans switch an option on: "no" would not."""
-    if isinstance(_DEFAULTS[name], bool):
-        if not isinstance(value, bool | np.bool_):
-            _fail(f"option {name!r} takes True or False, not {value!r}")
-        return bool(value)
-    if name in _INTS:
-        low, high, what = _INTS[name]
-        number = int_value(value)
-        if number is None or number < low or (high is not None and number > high):
-            _fail(f"{name} must be {what}, not {value!r}")
-        return number
-    if name in _SEAT_LISTS or name == "deal_schedule":
-        if name == "deal_schedule" and value is None:
+    """``value`` as the type option ``name`` takes (its range against the table is checked
+    later); a ValueError naming the option otherwise. Only real booleans switch an option on:
+    "no" would not."""
+    if name in ("max_decisions_per_hand", "max_hands"):
+        return _positive(name, value)
+    if name == "deal_schedule":
+        if value is None:
             return None
         if not isinstance(value, list | tuple) or any(int_value(v) is None for v in value):
-            what = "seats" if name in _SEAT_LISTS else "positive ints"
-            _fail(f"option {name!r} takes a list of {what}, not {value!r}")
+            _fail(f"option {name!r} takes a list of positive ints, not {value!r}")
         return tuple(int_value(v) for v in value)
     if name == "first_dealer":
         if value is None or (isinstance(value, str) and value in FIRST_DEALER_RULES):
@@ -491,129 +426,187 @@ def _typed(name: str, value: object) -> object:
                 f"{', '.join(FIRST_DEALER_RULES)} or a seat number"
             )
         return int_value(value)
-    if name == "misplay_mode" and not (isinstance(value, str) and value in MISPLAY_MODES):
-        _fail(f"misplay_mode {value!r} is not available; valid: {', '.join(MISPLAY_MODES)}")
-    return value
+    if name == "misplay_mode":
+        if not (isinstance(value, str) and value in MISPLAY_MODES):
+            _fail(f"misplay_mode {value!r} is not available; valid: {', '.join(MISPLAY_MODES)}")
+        return value
+    option = OPTIONS[name]
+    if option.kind == "bool":
+        if not isinstance(value, bool | np.bool_):
+            _fail(f"option {name!r} takes True or False, not {value!r}")
+        return bool(value)
+    if option.kind == "int":
+        number = int_value(value)
+        if number is None or not option.low <= number <= option.high:
+            _fail(
+                f"{name} must be an int from {option.low} to {option.high} ({option.help}), "
+                f"not {value!r}"
+            )
+        return number
+    if not isinstance(value, list | tuple) or any(int_value(v) is None for v in value):
+        _fail(f"option {name!r} takes a list of seats, not {value!r}")
+    return tuple(int_value(v) for v in value)
 
 
-def make_ruleset(preset: str = "crates", num_players: int | None = None, **options) -> Ruleset:
-    """Validated ruleset for ``preset`` with ``num_players`` and keyword overrides.
+def _switched_off(name: str, value: object) -> bool:
+    """Whether ``value`` leaves option ``name`` as a rule system without it has it."""
+    try:
+        return name in OPTIONS and _typed(name, value) == OPTIONS[name].off
+    except ValueError:
+        return False
 
-    Raises ``ValueError`` naming the problem and the valid choices: an unknown preset or option,
-    a player count the preset does not allow, an adjunct of another preset, a deal that does not
-    fit the deck.
-    """
-    if preset not in PRESETS:
-        _fail(f"unknown preset {preset!r}; valid presets: {', '.join(PRESETS)}")
-    shws = options.get("skill_hand_world_series") is True
-    n = (3 if shws else 4) if num_players is None else int_value(num_players)
-    allowed = PLAYER_COUNTS[preset]
-    if n is None or n not in allowed:
-        _fail(
-            f"preset {preset!r} is played by {allowed.start} to {allowed.stop - 1} players, "
-            f"not {num_players!r}"
-        )
-    if shws and n != 3:
-        _fail(
-            "skill_hand_world_series is a 3-hand game (seats 0 and 1 are the humans, seat 2 is "
-            f"Figgy): num_players must be 3, not {n}"
-        )
+
+def _players(system: RuleSystem, num_players: object, options: dict) -> int:
+    """The player count: ``num_players``, else the one an option needs, else 4 where allowed."""
+    lo, hi = system.players
+    fixed = [o for o in system.options if o.players is not None and options.get(o.name) is True]
+    n = int_value(num_players)
+    if num_players is None:
+        n = fixed[0].players if fixed else (4 if lo <= 4 <= hi else lo)
+    if n is None or not lo <= n <= hi:
+        _fail(f"preset {system.name!r} is played by {lo} to {hi} players, not {num_players!r}")
+    for option in fixed:
+        if n != option.players:
+            _fail(
+                f"{option.name} is a {option.players}-hand game ({option.help}): num_players "
+                f"must be {option.players}, not {n}"
+            )
+    return n
+
+
+def _choices(system: RuleSystem, num_players: object, options: dict) -> Choices:
+    n = _players(system, num_players, options)
     unknown = sorted(set(options) - OPTION_NAMES)
     if unknown:
         _fail(
             f"unknown ruleset option(s) {', '.join(map(repr, unknown))}; valid options: "
             + ", ".join(sorted(OPTION_NAMES))
         )
+    values = _option_defaults(system)
     for name, value in options.items():
-        owners = ADJUNCT_PRESETS.get(name, (preset,))
-        if preset not in owners and not _switched_off(name, value):  # off is harmless
-            _fail(f"option {name!r} belongs to preset(s) {', '.join(owners)}, not {preset!r}")
-    options = {name: _typed(name, value) for name, value in options.items()}
-    flags = {k: v for k, v in _PRESET_DEFAULTS.items() if preset in ADJUNCT_PRESETS[k]}
-    flags.update(options)
-    rs = Ruleset(preset=preset, num_players=n, **flags)
-    return _resolve(rs)
+        if name not in values:
+            if not _switched_off(name, value):  # off is harmless
+                owners = ", ".join(option_owners(name))
+                _fail(f"option {name!r} belongs to preset(s) {owners}, not {system.name!r}")
+            continue
+        values[name] = _typed(name, value)
+    chosen = Choices(system.name, n, tuple(sorted(values.items())))
+    _validate(system, chosen)
+    return chosen
 
 
-def _validate(rs: Ruleset) -> None:
-    """What depends on more than one option (the types and ranges of each: ``_typed``)."""
-    n = rs.num_players
-    _validate_misplays(rs)
-    if not (
-        rs.first_dealer is None
-        or rs.first_dealer in FIRST_DEALER_RULES
-        or (isinstance(rs.first_dealer, int) and 0 <= rs.first_dealer < n)
-    ):
+def _validate(system: RuleSystem, chosen: Choices) -> None:
+    """What depends on more than one choice (the types and ranges of each: ``_typed``)."""
+    n = chosen.num_players
+    _validate_misplays(system, chosen)
+    first = chosen["first_dealer"]
+    if not (first is None or first in FIRST_DEALER_RULES or 0 <= first < n):
         _fail(
-            f"first_dealer {rs.first_dealer!r} is not valid; use one of "
+            f"first_dealer {first!r} is not valid; use one of "
             f"{', '.join(FIRST_DEALER_RULES)} or a seat 0..{n - 1}"
         )
-    if rs.skill_hand_world_series and rs.first_dealer == 2:
-        _fail("first_dealer 2 is not valid: Figgy (seat 2) never deals [000:161]")
-    bad_seats = [s for s in rs.kreights_mulligan if not 0 <= s < n]
-    if bad_seats:
-        _fail(f"kreights_mulligan takes seats 0..{n - 1}, not {list(bad_seats)}")
-    if rs.seven_card_format and rs.craits_short_game:
-        _fail("seven_card_format and craits_short_game cannot both be set")
-
-
-def _validate_misplays(rs: Ruleset) -> None:
-    """P1: ``penalize`` exists only where a seed penalises misplays, and only with a penalty."""
-    chosen = [name for name in MISPLAY_PENALTIES if getattr(rs, name)]
-    if rs.misplay_mode == "reject":
-        if chosen:
-            _fail(f"option {chosen[0]!r} needs misplay_mode='penalize'")
-        return
-    own = [name for name in MISPLAY_PENALTIES if rs.preset in ADJUNCT_PRESETS[name]]
-    if not own:
+    dealers = _dealer_seats(chosen)
+    if isinstance(first, int) and first not in dealers:
         _fail(
-            f"misplay_mode 'penalize' is not available for preset {rs.preset!r}: its seed has no "
-            "misplay penalties (only kreights and creights have them)"
+            f"first_dealer {first} is not valid: seat {first} never deals here (the dealers: "
+            f"seats {', '.join(map(str, dealers))}) [000:161]"
         )
-    if not chosen:
+    for option in system.options:
+        value = chosen[option.name]
+        if option.kind == "seats" and any(not 0 <= s < n for s in value):
+            _fail(f"{option.name} takes seats 0..{n - 1}, not {[s for s in value]}")
+        for other in option.excludes:
+            if value is True and chosen[other] is True:
+                _fail(f"{option.name} and {other} cannot both be set")
+
+
+def _validate_misplays(system: RuleSystem, chosen: Choices) -> None:
+    """P1: ``penalize`` exists only where a seed penalises misplays, and only with a penalty."""
+    own = [o.name for o in system.options if o.penalty]
+    picked = [name for name in own if chosen[name]]
+    if chosen["misplay_mode"] == "reject":
+        if picked:
+            _fail(f"option {picked[0]!r} needs misplay_mode='penalize'")
+        return
+    if not own:
+        having = [s.name for s in _SYSTEMS.values() if any(o.penalty for o in s.options)]
+        _fail(
+            f"misplay_mode 'penalize' is not available for preset {system.name!r}: its seed has "
+            f"no misplay penalties (only {' and '.join(having)} have them)"
+        )
+    if not picked:
         _fail(f"misplay_mode 'penalize' needs at least one penalty: {', '.join(own)}")
 
 
-def _resolve_schedule(rs: Ruleset) -> tuple[int, ...]:
-    if rs.deal_schedule is not None:
-        schedule = rs.deal_schedule
-    elif rs.preset == "crazy_eights":
-        schedule = (7,) if rs.num_players == 2 else (5,)  # [003:36]
-    elif rs.preset == "zimbabwe":
-        schedule = (rs.deal_size,)
-    elif rs.skill_hand_world_series:
-        schedule = SHWS_SCHEDULE
-    else:
-        schedule = STANDARD_SCHEDULE
-    if isinstance(schedule, int | str) or not hasattr(schedule, "__iter__"):
-        _fail(f"deal_schedule must be a list of positive ints, not {schedule!r}")
-    schedule = tuple(schedule)
-    if rs.seven_card_format:
-        schedule = (7, 6, 5, 4, 3, 2) + (1,) * rs.num_players + (2, 3, 4, 5, 6, 7)
-    elif rs.craits_short_game:
+def make_ruleset(preset: str = "crates", num_players: int | None = None, **options) -> Ruleset:
+    """Validated ruleset for ``preset`` with ``num_players`` and keyword overrides.
+
+    Raises ``ValueError`` naming the problem and the valid choices: an unknown preset or option,
+    a player count the preset does not allow, an option of another preset, a deal that does not
+    fit the deck.
+    """
+    system = rule_system(preset)
+    return _resolve(system, _choices(system, num_players, options))
+
+
+# --- what the choices resolve to ----------------------------------------------------------------
+
+
+def _resolve(system: RuleSystem, chosen: Choices) -> Ruleset:
+    n = chosen.num_players
+    declared = {**system.rules, **system.by_players.get(n, {})}
+    decks = 2 if system.two_decks_from is not None and n >= system.two_decks_from else 1
+    schedule = _schedule(declared.pop("schedule", STANDARD_SCHEDULE), chosen)
+    deck = _deck(chosen, decks, schedule)
+    resolved = {
+        **declared,
+        "engine": system.engine,
+        "partnerships": n in system.partnerships_at,
+        "decks": decks,
+        "schedule": schedule,
+        "jokers": deck.joker_mask.bit_count(),
+        "deck": deck,
+        "misplay_mode": chosen["misplay_mode"],
+        "max_decisions_per_hand": chosen["max_decisions_per_hand"],
+        "max_hands": chosen["max_hands"],
+        "kind_points": _kind_points(declared.get("points", CRATES_POINTS), system.card_points),
+        **_option_rules(declared, chosen),
+        **_seat_rules(chosen, n in system.partnerships_at),
+        **_misplay_rules(chosen),
+    }
+    if system.engine == "crates":
+        resolved["card_functions"] = _card_functions(system, chosen, resolved)
+    return Ruleset(chosen=chosen, **resolved)
+
+
+def _schedule(declared: tuple[int, ...], chosen: Choices) -> tuple[int, ...]:
+    """The deal sizes: the user's ``deal_schedule``, else an option's, else the declared one;
+    the formats of seven_card_format and craits_short_game over all of them."""
+    schedule = chosen["deal_schedule"]
+    if schedule is None:
+        if chosen["skill_hand_world_series"]:
+            schedule = SHWS_SCHEDULE
+        elif chosen["deal_size"] is not None:
+            schedule = (chosen["deal_size"],)
+        else:
+            schedule = declared
+    if chosen["seven_card_format"]:
+        schedule = (7, 6, 5, 4, 3, 2) + (1,) * chosen.num_players + (2, 3, 4, 5, 6, 7)
+    elif chosen["craits_short_game"]:
         schedule = CRAITS_SHORT_SCHEDULE
-    if not schedule or not all(
-        isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in schedule
-    ):
-        _fail(f"deal_schedule must be a non-empty list of positive ints, not {rs.deal_schedule!r}")
-    return schedule
+    if not schedule or not all(d >= 1 for d in schedule):
+        _fail(
+            "deal_schedule must be a non-empty list of positive ints, not "
+            f"{chosen['deal_schedule']!r}"
+        )
+    return tuple(schedule)
 
 
-def _num_decks(rs: Ruleset) -> int:
-    n, preset = rs.num_players, rs.preset
-    two_decks = (
-        (preset == "kreights" and n == 5)
-        or (preset == "craits" and n > 5)
-        or (preset in ("crazy_eights", "zimbabwe") and n > 5)  # [003:24]; zimbabwe SILENT→ same
-    )
-    return 2 if two_decks else 1
-
-
-def _resolve_deck(rs: Ruleset, schedule: tuple[int, ...]) -> Deck:
-    n, decks = rs.num_players, rs.decks
+def _deck(chosen: Choices, decks: int, schedule: tuple[int, ...]) -> Deck:
+    n = chosen.num_players
     # zimbabwe_jokers counts the Jokers of one pack: two packs bring twice as many (SILENT)
-    jokers = 2 if rs.standig_jokers else rs.zimbabwe_jokers * decks
-    deck = Deck.build(decks, jokers, rs.no_kings_queens)
+    jokers = 2 if chosen["standig_jokers"] else chosen["zimbabwe_jokers"] * decks
+    deck = Deck.build(decks, jokers, chosen["no_kings_queens"])
     if n * max(schedule) + 1 > deck.size:
         _fail(
             f"a deal of {max(schedule)} cards to {n} players plus a starter needs "
@@ -622,179 +615,617 @@ def _resolve_deck(rs: Ruleset, schedule: tuple[int, ...]) -> Deck:
     return deck
 
 
-def _three_scoring(rs: Ruleset) -> str:
-    if rs.engine == "eights":
-        return "none"  # threes are plain cards [003:47,130]
-    if rs.craits_punitive_threes and rs.craits_three_covers_eight:
-        return "punitive_cover8"
-    if rs.craits_punitive_threes or rs.preset == "creights":
-        return "punitive"
-    if rs.craits_three_covers_eight:
-        return "cover8"
-    if rs.preset == "kreights" and rs.kreights_three_mutual_cancel:
-        return "kreights"
-    return "crates"
-
-
-def _pressure(rs: Ruleset) -> str:
-    if rs.engine == "eights":
-        return "none"  # §1.10: no pressure in crazy_eights and zimbabwe
-    if rs.preset == "kreights" and not rs.kreights_pressure_doubling:
-        return "flat5"
-    return "cap20" if rs.pressure_cap_20 else "double"
-
-
-def _kind_points(preset: str) -> tuple[int, ...]:
-    points, special = POINT_TABLES[preset], KIND_POINTS.get(preset, {})
+def _kind_points(points: tuple[int, ...], exceptions: Mapping[int, int]) -> tuple[int, ...]:
     return tuple(
-        special.get(k, points[13] if k == JOKER else points[rank_of(k)]) for k in range(JOKER + 1)
+        exceptions.get(k, points[13] if k == JOKER else points[rank_of(k)])
+        for k in range(JOKER + 1)
     )
 
 
-def _card_function(kind: int, rs: Ruleset, resolved: dict) -> CardFunction:
-    """What ``kind`` does under ``rs`` (docs/rules.md §1.3-1.4); the Joker's transparency is
-    code."""
-    if kind == JOKER:
-        return NO_FUNCTION
-    rank, face = rank_of(kind), rs.craits_face_cards
-    if rank == FIVE:  # everybody else takes one, in order of play [000:87]
-        return CardFunction(draws=tuple((i, 1) for i in range(1, rs.num_players)))
-    if rank == SEVEN:
-        beer = resolved["seven_of_diamonds_beer"] and kind == SEVEN_OF_DIAMONDS
-        target = 1 if resolved["seven_hits"] == "next" else 2
-        return CardFunction(draws=((target, 1),), beer=beer)
-    if rank == FOUR:
-        return CardFunction(next_player=2, skips=True)
-    if rank == SIX:
-        return CardFunction(again=True)
-    if rank == TEN:
-        return CardFunction(reverses=True)
-    if rank == JACK and face:  # [002:80]
-        return CardFunction(draws=((1, 2),), per_jack=True, next_player=2)
-    if rank == JACK and resolved["jack_hits_prev"]:
-        return CardFunction(draws=((-1, 1),))
-    if kind == QUEEN_OF_SPADES and face:
-        return CardFunction(draws=((1, 5),), next_player=2)
-    if rank == QUEEN and rs.queen_draws_two:
-        return CardFunction(draws=((1, 2),))
-    if rank == KING and face:
-        return CardFunction(again=True, series=3)
-    return NO_FUNCTION
+def _three_scoring(declared: str, chosen: Choices) -> str:
+    punitive = chosen["craits_punitive_threes"] or declared == "punitive"
+    cover8 = chosen["craits_three_covers_eight"]
+    if punitive and cover8:
+        return "punitive_cover8"
+    if punitive:
+        return "punitive"
+    if cover8:
+        return "cover8"
+    return "kreights" if chosen["kreights_three_mutual_cancel"] else declared
 
 
-def _crates_rules(rs: Ruleset) -> dict:
-    """Fields of the Crates family's card functions and scoring (docs/rules.md §1.3-1.15); the
-    Crazy Eights family shares the dealing and point fields."""
-    n, preset = rs.num_players, rs.preset
-    small = n <= 3
-    dealer_rule = rs.first_dealer
-    if dealer_rule is None:  # kreights [001:19] and craits [002:18] draw for deal
-        dealer_rule = "low_card" if preset in ("kreights", "craits") else "random"
-    resolved = {
-        "dealer_rule": dealer_rule,
-        "low_card_ties": "redraw" if preset == "craits" else "suit",
-        "points": POINT_TABLES[preset],
-        "kind_points": _kind_points(preset),
-        "three_scoring": _three_scoring(rs),
-        "all_threes": (-50, -75, -100, -200) if preset == "kreights" else (),  # [001:41]
-        "pressure": _pressure(rs),
-        "seven_hits": "next" if small and preset != "kreights" else "nbo",
-        "jack_hits_prev": small and preset in ("crates", "chicago1970", "creights"),
-        "count_continues_hand": preset == "creights" or rs.craits_continue_after_count,
-        "stars": preset == "kreights",
-        "nine_starter_any_suit": preset == "creights",
-        "one_card_per_turn": preset == "creights",
-        "one_card_last_six": preset == "chicago1970",
-        "penalty_drawn_at_end": preset in ("kreights", "creights"),
-        "seven_of_diamonds_beer": preset == "creights",
-        "deal_follows_direction": rs.craits_dealer_follows_direction,
-        "free_play_after_count": rs.kreights_free_play_after_count,
-        "empty_hand_points": -10 if rs.craits_go_out_minus_10 else 0,  # C-15
-        "mulligans": tuple(rs.kreights_mulligan),
-        "barometer": rs.kreights_barometer,
-        "call_on_one_card_deal": rs.craits_one_card_on_deal,
-        "missed_call": "idiot_card" if rs.craits_idiot_card else "next_turn",
-    }
-    if rs.engine == "crates":
-        resolved["card_functions"] = tuple(
-            _card_function(k, rs, resolved) for k in range(NUM_KINDS)
-        )
-    return resolved
+def _pressure(declared: str, chosen: Choices) -> str:
+    if chosen["pressure_cap_20"]:
+        return "cap20"
+    return "double" if chosen["kreights_pressure_doubling"] else declared
 
 
-def _eights_rules(rs: Ruleset) -> dict:
-    """Fields of the Crazy Eights family [003]: the basic game, or the Zimbabwean variation."""
-    if rs.engine != "eights":
-        return {}
-    n = rs.num_players
-    if rs.preset == "crazy_eights":
-        return {
-            "game_end": "target",
-            "target_score": 50 * n,  # 100 (2p), 150, ..., 350 (7p) [003:49] (TV-20)
-            "point_sign": 1,
-            "hand_scoring": "winner_collects",
-            "empty_stock": "blocked",  # [003:47], E-63
-            "draw_rule": "until_play",  # "until willing and able to play" [003:45] (C-54)
-            "card_roles": _CRAZY_EIGHTS_ROLES,
-            "demands": (0,) * 14,
-            "wild_kinds": _EIGHTS,
-            "eight_must_change_suit": rs.crazy_eights_eight_must_change_suit,
-        }
+def _option_rules(declared: dict, chosen: Choices) -> dict:
+    """The resolved fields the options change (docs/rules.md §1.14), over the declared ones."""
+    first, base = chosen["first_dealer"], Ruleset.__dataclass_fields__
+
+    def rule(name: str) -> object:
+        return declared.get(name, base[name].default)
+
     return {
-        "game_end": "last_player",  # [003:146]
-        "hand_scoring": "eliminate_highest",  # [003:126] (C-25)
-        "empty_stock": "reshuffle",  # [003:126]; nothing to reshuffle: the draw is skipped
-        "draw_rule": "one_then_pass",  # [003:57]
-        "card_roles": _ZIMBABWE_ROLES,
-        "demands": _ZIMBABWE_DEMANDS,
-        "wild_kinds": (*_EIGHTS, JOKER, ACE_OF_SPADES),  # [003:83,103,115]
-        "free_after_kinds": (ACE_OF_SPADES,),  # "the next player any suit or rank" [003:115]
-        "multi_card_plays": True,  # [003:57] (C-57)
-        "in_air": True,  # [003:126] (C-26)
-        "eight_counter_keeps_suit": True,  # [003:83]
+        "dealer_rule": rule("dealer_rule") if first is None else first,
+        "three_scoring": _three_scoring(rule("three_scoring"), chosen),
+        "pressure": _pressure(rule("pressure"), chosen),
+        "count_continues_hand": rule("count_continues_hand")
+        or chosen["craits_continue_after_count"],
+        "deal_follows_direction": rule("deal_follows_direction")
+        or chosen["craits_dealer_follows_direction"],
+        "free_play_after_count": rule("free_play_after_count")
+        or chosen["kreights_free_play_after_count"],
+        "empty_hand_points": -10 if chosen["craits_go_out_minus_10"] else rule("empty_hand_points"),
+        "mulligans": chosen["kreights_mulligan"],
+        "barometer": rule("barometer") or chosen["kreights_barometer"],
+        "call_on_one_card_deal": rule("call_on_one_card_deal") or chosen["craits_one_card_on_deal"],
+        "missed_call": "idiot_card" if chosen["craits_idiot_card"] else rule("missed_call"),
+        "eight_must_change_suit": rule("eight_must_change_suit")
+        or chosen["crazy_eights_eight_must_change_suit"],
     }
 
 
-def _seat_rules(rs: Ruleset) -> dict:
+def _dealer_seats(chosen: Choices) -> tuple[int, ...]:
+    if chosen["skill_hand_world_series"]:
+        return (0, 1)  # Figgy never deals; the humans alternate [000:161]
+    return tuple(range(chosen.num_players))
+
+
+def _seat_rules(chosen: Choices, partnerships: bool) -> dict:
     """Who deals, who plays whose hand, where scores start (SHWS [000:154-162])."""
-    if not rs.skill_hand_world_series:
-        return {"dealer_seats": tuple(range(rs.num_players)), "initial_scores": (0,) * rs.num_teams}
+    if not chosen["skill_hand_world_series"]:
+        teams = 2 if partnerships else chosen.num_players
+        return {"dealer_seats": _dealer_seats(chosen), "initial_scores": (0,) * teams}
     return {
-        "dealer_seats": (0, 1),  # Figgy never deals; the humans alternate [000:161]
+        "dealer_seats": _dealer_seats(chosen),
         "dummy_seat": 2,  # SILENT→ H1=0, H2=1, Figgy=2
         "initial_scores": (0, 0, -50),  # "Figgy begins the game with -50 points" [000:162]
     }
 
 
-def _misplay_rules(rs: Ruleset) -> dict:
+def _misplay_rules(chosen: Choices) -> dict:
     """What ``penalize`` does with each kind of misplay (docs/rules.md §1.12)."""
-    card = "expose" if rs.kreights_penalty_cards else ""
+    card = "expose" if chosen["kreights_penalty_cards"] else ""
     return {
-        "misplay_card": "dumbass" if rs.creights_dumbass_cards else card,
-        "revoke_points": REVOKE_POINTS if rs.kreights_revoke_penalty else 0,
-        "dumbass_calls": rs.creights_dumbass_cards,
+        "misplay_card": "dumbass" if chosen["creights_dumbass_cards"] else card,
+        "revoke_points": REVOKE_POINTS if chosen["kreights_revoke_penalty"] else 0,
+        "dumbass_calls": chosen["creights_dumbass_cards"],
     }
 
 
-def _resolve(rs: Ruleset) -> Ruleset:
-    _validate(rs)
-    rs = replace(
-        rs,
-        engine=PRESET_ENGINES.get(rs.preset, "crates"),
-        partnerships=rs.preset == "crates" and rs.num_players == 4,
-        decks=_num_decks(rs),
+def _card_functions(
+    system: RuleSystem, chosen: Choices, resolved: dict
+) -> tuple[CardFunction, ...]:
+    """What each kind does: the declaration's ``cards`` (a rank's entry, then a card's over
+    it), then what the resolved rules and the options change (docs/rules.md §1.3-1.4); the
+    Joker's transparency is code."""
+    n = chosen.num_players
+    functions = [NO_FUNCTION] * NUM_KINDS
+    for code, function in sorted(system.cards.items(), key=lambda item: item[0] not in RANKS):
+        draws = tuple(
+            (seat, cards)
+            for s, cards in function.draws
+            for seat in (range(1, n) if s == OTHERS else (s,))
+        )
+        for kind in _kinds_of(code):
+            functions[kind] = replace(function, draws=draws)
+    return tuple(
+        _changed_function(kind, function, chosen, resolved)
+        for kind, function in enumerate(functions)
     )
-    schedule = _resolve_schedule(rs)
-    deck = _resolve_deck(rs, schedule)
+
+
+def _kinds_of(code: str) -> tuple[int, ...]:
+    """The kinds a declaration's card code names: a rank (``"Q"``: every Queen) or a card."""
+    if code in RANKS:
+        return tuple(make_kind(RANKS.index(code), s) for s in range(4))
+    return (parse_card(code),)
+
+
+def _changed_function(
+    kind: int, function: CardFunction, chosen: Choices, resolved: dict
+) -> CardFunction:
+    """``function``, as the resolved rules and the options change what ``kind`` does."""
+    if kind == JOKER:
+        return function
+    rank, face = rank_of(kind), chosen["craits_face_cards"]
+    if rank == SEVEN and resolved.get("seven_hits") == "next":  # the 7 hits the next player
+        function = replace(function, draws=tuple((1, c) for _, c in function.draws))
+    if kind == SEVEN_OF_DIAMONDS and resolved.get("seven_of_diamonds_beer"):
+        function = replace(function, beer=True)
+    if rank == JACK and face:  # [002:80]
+        return CardFunction(draws=((1, 2),), per_jack=True, next_player=2)
+    if rank == JACK and resolved.get("jack_hits_prev"):
+        return CardFunction(draws=((-1, 1),))
+    if kind == QUEEN_OF_SPADES and face:
+        return CardFunction(draws=((1, 5),), next_player=2)
+    if rank == QUEEN and chosen["queen_draws_two"]:
+        return CardFunction(draws=((1, 2),))
+    if rank == KING and face:
+        return CardFunction(again=True, series=3)
+    return function
+
+
+def player_counts(preset: str) -> range:
+    """The player counts ``preset`` is played at."""
+    lo, hi = rule_system(preset).players
+    return range(lo, hi + 1)
+
+
+# --- house rules: rule systems users declare (docs/variants.md) ---------------------------------
+
+# The Ruleset fields the resolver computes (from the players, the deck, the options): a
+# declaration's ``rules`` sets the others.
+_COMPUTED = frozenset(
+    {
+        "chosen", "misplay_mode", "max_decisions_per_hand", "max_hands", "engine", "partnerships",
+        "decks", "jokers", "kind_points", "card_functions", "dealer_seats", "dummy_seat",
+        "initial_scores", "mulligans", "misplay_card", "revoke_points", "dumbass_calls", "deck",
+    }
+)  # fmt: skip
+DECLARABLE = tuple(f.name for f in fields(Ruleset) if f.name not in _COMPUTED)
+# How a game ends, and what each ending is played with: (engine, hand_scoring, point_sign).
+_GAME_ENDS = {
+    "schedule": ("crates", "own_cards", -1),
+    "target": ("eights", "winner_collects", 1),
+    "last_player": ("eights", "eliminate_highest", -1),
+}
+# The values of each choice the engines play: every one a mechanic of an engine.
+_CHOICES: dict[str, tuple] = {
+    "game_end": tuple(_GAME_ENDS),
+    "hand_scoring": tuple(m.name.lower() for m in HandScoring),
+    "point_sign": (-1, 1),
+    "dealer_rule": FIRST_DEALER_RULES,
+    "low_card_ties": ("suit", "redraw"),
+    "seven_hits": ("nbo", "next"),
+    "missed_call": ("next_turn", "idiot_card"),
+    "three_scoring": tuple(m.name.lower() for m in ThreeScoring),
+    "pressure": tuple(m.name.lower() for m in Pressure),
+    "empty_stock": tuple(m.name.lower() for m in EmptyStock),
+    "draw_rule": tuple(m.name.lower() for m in DrawRule),
+}
+# The values each engine plays of the choices the two engines play differently.
+_ENGINE_CHOICES = {
+    "crates": {
+        "empty_stock": ("pressure",),
+        "pressure": ("double", "cap20", "flat5"),
+        "three_scoring": ("crates", "kreights", "punitive", "cover8", "punitive_cover8"),
+        "draw_rule": ("one",),
+    },
+    "eights": {
+        "empty_stock": ("blocked", "reshuffle"),
+        "pressure": ("none",),
+        "three_scoring": ("none",),
+        "draw_rule": ("one", "until_play", "one_then_pass"),
+    },
+}
+# The fields only one engine reads: the other plays them at their default only.
+_ENGINE_ONLY = {
+    "eights": (
+        "card_roles", "demands", "wild_kinds", "free_after_kinds", "multi_card_plays", "in_air",
+        "eight_counter_keeps_suit", "eight_must_change_suit",
+    ),
+    "crates": (
+        "all_threes", "jack_hits_prev", "count_continues_hand", "stars", "nine_starter_any_suit",
+        "one_card_per_turn", "one_card_last_six", "penalty_drawn_at_end", "seven_of_diamonds_beer",
+        "free_play_after_count", "empty_hand_points", "barometer", "call_on_one_card_deal",
+        "missed_call",
+    ),
+}  # fmt: skip
+ROLES = tuple("" if m is CardRole.REGULAR else m.name.lower() for m in CardRole)
+SEARCH_SETTINGS = ("samples", "stock_max", "z", "deepen", "deepen_at")  # agents.search's
+_FIELDS = (
+    "name", "about", "base", "engine", "players", "rules", "by_players", "partnerships_at",
+    "two_decks_from", "card_points", "cards", "options", "search",
+)  # fmt: skip
+_CARD_FIELDS = tuple(f.name for f in fields(CardFunction))
+_RANK_CODES = (*RANKS, "JK")  # a per-rank table's keys: A..K, then the Joker
+
+
+def register_preset(declaration: RuleSystem | Mapping[str, object]) -> RuleSystem:
+    """Declare a rule system (a house rule) so that ``make_ruleset`` and everything above it
+    plays it: a :class:`RuleSystem`, or the same fields as plain data (``base``: start from a
+    declared rule system's declaration; docs/variants.md). Registering an equal declaration
+    again does nothing. A ValueError names the field at fault and the valid choices: a
+    mechanic the engines lack, a declaration that contradicts itself, a name already taken."""
+    if isinstance(declaration, Mapping):
+        system = rule_system_from_data(declaration)
+    elif isinstance(declaration, RuleSystem):
+        system = declaration
+    else:
+        _fail(f"a rule system is a RuleSystem or a mapping of its fields, not {declaration!r}")
+    if _SYSTEMS.get(system.name) == system:
+        return _SYSTEMS[system.name]
+    if system.name in _SYSTEMS:
+        _fail(
+            f"name: preset {system.name!r} is already declared (declared: "
+            f"{', '.join(_SYSTEMS)}); give the house rule a name of its own"
+        )
+    check_rule_system(system)
+    _SYSTEMS[system.name] = system
+    return system
+
+
+def register_rules_file(path: str | Path) -> tuple[str, ...]:
+    """Register the rule systems a YAML file declares (one mapping, or a list of them); their
+    names. A ValueError names the file and the problem. The file is also listed in
+    ``RULES_FILES_VARIABLE``, so that the processes this one starts (evaluation and training
+    workers) register it when they import the package."""
+    import yaml  # only a rules file needs it
+
+    path = Path(path).resolve()
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ValueError(f"{path}: cannot read the rules file ({exc})") from None
+    declarations = data if isinstance(data, list) else [data]
+    try:
+        names = tuple(register_preset(d).name for d in declarations)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    listed = _rules_files()
+    if str(path) not in listed:
+        os.environ[RULES_FILES_VARIABLE] = os.pathsep.join([*listed, str(path)])
+    return names
+
+
+def _rules_files() -> list[str]:
+    return [p for p in os.environ.get(RULES_FILES_VARIABLE, "").split(os.pathsep) if p]
+
+
+def rule_system_from_data(data: Mapping[str, object]) -> RuleSystem:
+    """A :class:`RuleSystem` from plain data (a YAML file's mapping): the dataclass's fields,
+    with cards and ranks written as a player writes them (``"Q"``, ``"QS"``, ``"JK"``) and
+    ``base``, a declared rule system whose declaration the others change."""
+    if not isinstance(data, Mapping):
+        _fail(f"a rule system declaration is a mapping of fields, not {data!r}")
+    unknown = sorted(set(map(str, data)) - set(_FIELDS))
+    if unknown:
+        _fail(f"unknown field(s) {', '.join(unknown)}; valid fields: {', '.join(_FIELDS)}")
+    name = data.get("name")
+    if not isinstance(name, str) or not name.isidentifier() or name != name.lower():
+        _fail(f"name: a rule system's name is a lower-case identifier, not {name!r}")
+    base = _base(data.get("base"))
+    missing = [key for key in ("engine", "players") if base is None and key not in data]
+    if missing:
+        _fail(f"{', '.join(missing)}: needed without a base (base: one of {', '.join(_SYSTEMS)})")
+    players = data.get("players", base.players if base else None)
+    if not (
+        isinstance(players, list | tuple)
+        and len(players) == 2
+        and all(int_value(p) is not None for p in players)
+    ):
+        _fail(f"players: [fewest, most], from 2 to {MAX_PLAYERS} players, not {players!r}")
+    lo, hi = map(int, players)
+    start = base or RuleSystem(name, name, data["engine"], (lo, hi))
+    if data.get("engine", start.engine) != start.engine:
+        _fail(f"engine: {data['engine']!r} contradicts base {start.name!r}, of {start.engine!r}")
+    given = _mapping(data.get("rules", {}), "rules")
+    rules = {**start.rules, **_data_rules(given, "rules", start.rules)}
+    # the base's rules at its player counts the declaration keeps, but those it sets for all
+    by_players = {
+        n: {k: v for k, v in r.items() if k not in given}
+        for n, r in start.by_players.items()
+        if lo <= n <= hi
+    }
+    for n, changes in _mapping(data.get("by_players", {}), "by_players").items():
+        if int_value(n) is None:
+            _fail(f"by_players: the keys are player counts, not {n!r}")
+        more = _data_rules(changes, f"by_players.{n}", rules)
+        by_players[int(n)] = {**by_players.get(int(n), {}), **more}
+    points = _mapping(data.get("card_points", {}), "card_points")
+    cards = _mapping(data.get("cards", {}), "cards")
     return replace(
-        rs,
-        deal_schedule=None if rs.deal_schedule is None else tuple(rs.deal_schedule),
-        kreights_mulligan=tuple(rs.kreights_mulligan),
-        schedule=schedule,
-        jokers=deck.joker_mask.bit_count(),
-        deck=deck,
-        **_crates_rules(rs),
-        **_eights_rules(rs),
-        **_seat_rules(rs),
-        **_misplay_rules(rs),
+        start,
+        name=name,
+        about=str(data.get("about") or (f"house rules over {base.name}" if base else name)),
+        players=(lo, hi),
+        rules=rules,
+        by_players={n: r for n, r in by_players.items() if r},
+        partnerships_at=tuple(data.get("partnerships_at", start.partnerships_at)),
+        two_decks_from=data.get("two_decks_from", start.two_decks_from),
+        card_points={
+            **start.card_points,
+            **{_card(c, "card_points"): p for c, p in points.items()},
+        },
+        cards={
+            **start.cards,
+            **{_card_key(c): _card_function_data(c, f) for c, f in cards.items()},
+        },
+        options=_data_options(data["options"]) if "options" in data else start.options,
+        search={**start.search, **_mapping(data.get("search", {}), "search")},
     )
+
+
+def _base(name: object) -> RuleSystem | None:
+    if name is None:
+        return None
+    if not isinstance(name, str) or name not in _SYSTEMS:
+        _fail(f"base: {name!r} is not a declared rule system; valid: {', '.join(_SYSTEMS)}")
+    return _SYSTEMS[name]
+
+
+def _mapping(value: object, where: str) -> Mapping:
+    if not isinstance(value, Mapping):
+        _fail(f"{where}: a mapping, not {value!r}")
+    return value
+
+
+def _card(code: object, where: str) -> int:
+    try:
+        return parse_card(code)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def _card_key(code: object) -> str:
+    """A ``cards`` key: a rank (every card of it) or a card's code."""
+    text = str(code).upper()
+    if text in RANKS:
+        return text
+    return (
+        RANKS[rank_of(_card(text, "cards"))] + text[-1]
+        if text != "JK"
+        else _fail("cards: the Joker's play is the engine's (transparent); name a rank or a card")
+    )
+
+
+def _card_function_data(code: object, data: object) -> CardFunction:
+    where = f"cards.{code}"
+    data = _mapping(data, where)
+    unknown = sorted(set(map(str, data)) - set(_CARD_FIELDS))
+    if unknown:
+        _fail(f"{where}: unknown field(s) {', '.join(unknown)}; valid: {', '.join(_CARD_FIELDS)}")
+    values = dict(data)
+    if "draws" in values:
+        draws = values["draws"]
+        if not isinstance(draws, list | tuple) or not all(
+            isinstance(d, list | tuple) and len(d) == 2 for d in draws
+        ):
+            _fail(
+                f"{where}.draws: a list of [seat, cards] (seat 1: the next player, -1: the "
+                f"previous one, 'others': every other player), not {draws!r}"
+            )
+        values["draws"] = tuple((OTHERS if s == "others" else s, c) for s, c in draws)
+    return CardFunction(**values)
+
+
+def _by_rank(value: object, where: str, start: tuple, check=None) -> tuple:
+    """A per-rank table (A..K, then the Joker) from a mapping of rank codes over ``start``, or a
+    full list."""
+    if isinstance(value, list | tuple):
+        return tuple(value)
+    table = list(start)
+    for rank, entry in _mapping(value, where).items():
+        code = str(rank).upper()
+        if code not in _RANK_CODES:
+            _fail(f"{where}: {rank!r} is not a rank; valid: {', '.join(_RANK_CODES)}")
+        table[_RANK_CODES.index(code)] = entry
+    return tuple(table)
+
+
+def _kinds(value: object, where: str) -> tuple[int, ...]:
+    """Card kinds from codes: a rank (``"8"``: every 8) or a card (``"AS"``, ``"JK"``)."""
+    if not isinstance(value, list | tuple):
+        _fail(f"{where}: a list of ranks or cards (e.g. ['8', 'AS', 'JK']), not {value!r}")
+    kinds: list[int] = []
+    for code in value:
+        text = str(code).upper()
+        if text in RANKS:
+            kinds.extend(make_kind(RANKS.index(text), s) for s in range(4))
+        else:
+            kinds.append(_card(text, where))
+    return tuple(kinds)
+
+
+def _data_rules(data: object, where: str, current: dict) -> dict:
+    """A declaration's rules from plain data: per-rank tables by rank code, cards by code."""
+    rules = dict(_mapping(data, where))
+    for name in ("schedule", "all_threes"):
+        if isinstance(rules.get(name), list):
+            rules[name] = tuple(rules[name])
+    if "points" in rules:
+        rules["points"] = _by_rank(
+            rules["points"], f"{where}.points", current.get("points", CRATES_POINTS)
+        )
+    if "card_roles" in rules:
+        roles = _by_rank(
+            rules["card_roles"], f"{where}.card_roles", current.get("card_roles", ("",) * 14)
+        )
+        rules["card_roles"] = tuple("" if r == "regular" else r for r in roles)
+    if "demands" in rules:
+        rules["demands"] = _by_rank(
+            rules["demands"], f"{where}.demands", current.get("demands", (0,) * 14)
+        )
+    for name in ("wild_kinds", "free_after_kinds"):
+        if name in rules:
+            rules[name] = _kinds(rules[name], f"{where}.{name}")
+    return rules
+
+
+def _data_options(data: object) -> tuple[Option, ...]:
+    """The options a declaration offers: a list of names, or names and their defaults."""
+    if isinstance(data, list | tuple):
+        data = dict.fromkeys(data)
+    chosen = []
+    for name, default in _mapping(data, "options").items():
+        if name not in OPTIONS:
+            _fail(
+                f"options: {name!r} is not an option the engines have; valid: {', '.join(OPTIONS)}"
+            )
+        option = OPTIONS[name]
+        chosen.append(option if default is None else replace(option, default=_typed(name, default)))
+    return tuple(chosen)
+
+
+def check_rule_system(system: RuleSystem) -> None:
+    """Refuse a declaration the engines cannot play, naming the field and the choices (what
+    ``register_preset`` checks; every shipped declaration passes)."""
+    if system.engine not in _ENGINE_CHOICES:
+        _fail(f"engine: {system.engine!r} is not an engine; valid: {', '.join(_ENGINE_CHOICES)}")
+    players = system.players
+    if not (
+        isinstance(players, tuple)
+        and len(players) == 2
+        and all(int_value(p) is not None for p in players)
+        and 2 <= players[0] <= players[1] <= MAX_PLAYERS
+    ):
+        _fail(f"players: [fewest, most], from 2 to {MAX_PLAYERS} players, not {players!r}")
+    lo, hi = players
+    counts = range(lo, hi + 1)
+    if not set(system.partnerships_at) <= {4} & set(counts):
+        _fail(
+            f"partnerships_at: the engines seat partnerships at 4 players only, not "
+            f"{list(system.partnerships_at)}"
+        )
+    two = system.two_decks_from
+    if two is not None and (int_value(two) is None or two < 2):
+        _fail(f"two_decks_from: a player count (2 or more), or none, not {two!r}")
+    for option in system.options:
+        if OPTIONS.get(option.name) != replace(option, default=OPTIONS[option.name].default):
+            _fail(
+                f"options: {option.name!r} is not an option the engines have; valid: "
+                f"{', '.join(OPTIONS)}"
+            )
+        if option.engine not in (None, system.engine):
+            _fail(
+                f"options: {option.name!r} is a rule of the {option.engine} engine, which the "
+                f"{system.engine} engine does not play"
+            )
+        _typed(option.name, option.default)
+    _check_rules(system.rules, "rules")
+    for n, rules in system.by_players.items():
+        if n not in counts:
+            _fail(f"by_players: {n!r} is not a player count of {system.name} ({lo} to {hi})")
+        _check_rules(rules, f"by_players.{n}")
+    if system.cards and system.engine != "crates":
+        _fail(
+            "cards: card functions are the crates engine's; the eights engine reads "
+            "rules.card_roles, demands and wild_kinds"
+        )
+    for code, function in system.cards.items():
+        _check_card_function(code, function)
+    for kind, points in system.card_points.items():
+        if int_value(kind) is None or not 0 <= kind <= JOKER or int_value(points) is None:
+            _fail(f"card_points: a card kind's points, not {kind!r}: {points!r}")
+    unknown = sorted(set(system.search) - set(SEARCH_SETTINGS))
+    if unknown:
+        _fail(
+            f"search: unknown setting(s) {', '.join(unknown)}; valid: {', '.join(SEARCH_SETTINGS)}"
+        )
+    for n in counts:
+        chosen = Choices(system.name, n, tuple(sorted(_option_defaults(system).items())))
+        try:
+            _check_resolved(_resolve(system, chosen))
+        except ValueError as exc:
+            raise ValueError(f"{system.name} at {n} players: {exc}") from None
+
+
+def _check_rules(rules: Mapping[str, object], where: str) -> None:
+    """Each declared rule's type and value (what they mean together: ``_check_resolved``)."""
+    for name, value in rules.items():
+        if name not in DECLARABLE:
+            _fail(
+                f"{where}: {name!r} is not a rule the engines read; valid: {', '.join(DECLARABLE)}"
+            )
+        default, at = Ruleset.__dataclass_fields__[name].default, f"{where}.{name}"
+        if name in _CHOICES:
+            if value not in _CHOICES[name]:
+                choices = ", ".join(map(repr, _CHOICES[name]))
+                _fail(f"{at}: {value!r} is not a mechanic the engines have; valid: {choices}")
+        elif isinstance(default, bool):
+            if not isinstance(value, bool):
+                _fail(f"{at}: true or false, not {value!r}")
+        elif isinstance(default, int):
+            if int_value(value) is None:
+                _fail(f"{at}: an int, not {value!r}")
+        elif name == "schedule":
+            if not value or not all(int_value(d) is not None and d >= 1 for d in value):
+                _fail(f"{at}: a non-empty list of positive ints (cards dealt), not {value!r}")
+        elif name in ("points", "demands"):
+            if len(value) != 14 or any(int_value(p) is None for p in value):
+                _fail(f"{at}: an int for each rank A..K and the Joker, not {value!r}")
+        elif name == "card_roles":
+            if len(value) != 14 or any(r not in ROLES for r in value):
+                _fail(
+                    f"{at}: a role for each rank A..K and the Joker, each one of "
+                    f"{', '.join(r or 'regular' for r in ROLES)}; not {value!r}"
+                )
+        elif name in ("wild_kinds", "free_after_kinds", "all_threes") and any(
+            int_value(k) is None for k in value
+        ):
+            _fail(f"{at}: a list of ints, not {value!r}")
+
+
+def _check_card_function(code: str, function: CardFunction) -> None:
+    where = f"cards.{code}"
+    if not isinstance(function, CardFunction):
+        _fail(f"{where}: a CardFunction, not {function!r}")
+    _kinds_of(code)  # a rank or a card
+    for seat, cards in function.draws:
+        if int_value(seat) is None or seat < -1 or int_value(cards) is None or cards < 1:
+            _fail(
+                f"{where}.draws: [seat, cards] with seat -1 (the previous player), 1, 2, ... or "
+                f"'others' and cards >= 1, not {[seat, cards]}"
+            )
+    if function.next_player not in (1, 2):
+        _fail(
+            f"{where}.next_player: 1 (the next player) or 2 (the next one loses the turn), "
+            f"not {function.next_player!r}"
+        )
+    if function.skips and function.next_player != 2:
+        _fail(f"{where}: skips contradicts next_player {function.next_player} (a skip is 2)")
+
+
+def _check_resolved(rules: Ruleset) -> None:
+    """What the resolved rules must be together for their engine to play them."""
+    engine, scoring, sign = _GAME_ENDS[rules.game_end]
+    if rules.engine != engine:
+        ends = [end for end, (e, _, _) in _GAME_ENDS.items() if e == rules.engine]
+        _fail(
+            f"rules.game_end: the {rules.engine} engine ends a game by {', '.join(ends)}, not "
+            f"{rules.game_end!r}"
+        )
+    if (rules.hand_scoring, rules.point_sign) != (scoring, sign):
+        _fail(
+            f"rules.hand_scoring {rules.hand_scoring!r} and point_sign {rules.point_sign} "
+            f"contradict game_end {rules.game_end!r}, played with hand_scoring {scoring!r} and "
+            f"point_sign {sign}"
+        )
+    if rules.game_end == "target" and rules.target_score <= 0:
+        _fail(f"rules.target_score: a game to a target needs one above 0, not {rules.target_score}")
+    for name, values in _ENGINE_CHOICES[rules.engine].items():
+        if getattr(rules, name) not in values:
+            _fail(
+                f"rules.{name}: the {rules.engine} engine plays "
+                f"{', '.join(map(repr, values))}, not {getattr(rules, name)!r}"
+            )
+    other = next(e for e in _ENGINE_ONLY if e != rules.engine)
+    for name in _ENGINE_ONLY[other]:
+        if getattr(rules, name) != Ruleset.__dataclass_fields__[name].default:
+            _fail(
+                f"rules.{name}: a rule of the {other} engine, which the {rules.engine} engine "
+                "does not play"
+            )
+    if rules.engine == "eights":
+        _check_eights_cards(rules)
+
+
+def _check_eights_cards(rules: Ruleset) -> None:
+    if len(rules.card_roles) != 14 or len(rules.demands) != 14:
+        _fail("rules.card_roles and rules.demands: one entry for each rank A..K and the Joker")
+    for rank, (role, demand) in enumerate(zip(rules.card_roles, rules.demands, strict=True)):
+        if (role == "offensive") != (demand > 0):
+            _fail(
+                f"rules.demands.{_RANK_CODES[rank]}: an offensive card demands cards (> 0) and no "
+                f"other card does; it is {role or 'regular'} with demand {demand}"
+            )
+    for name in ("wild_kinds", "free_after_kinds"):
+        if any(not 0 <= k <= JOKER for k in getattr(rules, name)):
+            _fail(f"rules.{name}: card kinds 0..{JOKER}")
+
+
+for _path in _rules_files():  # a parent process's house rules (register_rules_file)
+    register_rules_file(_path)

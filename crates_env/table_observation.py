@@ -30,8 +30,8 @@ from .crates import play_masks
 from .game import Game
 from .observation import CLIP, LAYOUT_VERSION, SEAT_LAYOUT, SLICES, Observer
 from .rules import (
-    ADJUNCT_PRESETS,
-    PLAYER_COUNTS,
+    MAX_PLAYERS,
+    OPTIONS,
     PRESETS,
     CardRole,
     DrawRule,
@@ -55,7 +55,7 @@ TABLE_LAYOUT_VERSION = 1
 LAYOUT_VERSIONS = {SEAT_LAYOUT: LAYOUT_VERSION, TABLE_LAYOUT: TABLE_LAYOUT_VERSION}
 # Every table's per-seat slices have this many slots: the most players any preset seats (so
 # every table has the layout, craits' 7 to 12 players included).
-TABLE_SEATS = max(counts.stop - 1 for counts in PLAYER_COUNTS.values())
+TABLE_SEATS = MAX_PLAYERS
 # The tables users set, each rule system at its usual player counts with its default options:
 # the tables one network over many is trained and measured at (docs/model_card.md).
 COVERED_TABLES: tuple[tuple[str, int], ...] = tuple(
@@ -104,7 +104,9 @@ _CHOICES = (
     ("pressure", Pressure),
     ("three_scoring", ThreeScoring),
 )
-_OPTIONS = tuple(sorted(ADJUNCT_PRESETS))  # the options in force, one entry each
+# The shipped rule system's place in PRESETS (a registered one has no entry: all zeros).
+_PRESET_INDEX = {preset: i for i, preset in enumerate(PRESETS)}
+_OPTIONS = tuple(sorted(OPTIONS))  # the options in force, one entry each
 # What each card kind is and does: name, description (one entry per kind in ``table_cards``).
 CARD_FEATURES = (
     ("points", "what it costs (or wins) left in a hand, / 50"),
@@ -258,7 +260,7 @@ def table_features(rules: Ruleset) -> np.ndarray:
     """The ``table_*`` slices of a table, in order: what the table is, from its resolved
     rules."""
     parts = [
-        _one_hot(PRESETS.index(rules.preset) if rules.preset in PRESETS else -1, len(PRESETS)),
+        _one_hot(_PRESET_INDEX.get(rules.preset, -1), len(PRESETS)),
         _one_hot(rules.num_players - 2, TABLE_SEATS - 1),
         [float(bool(getattr(rules, flag))) for flag in _FLAGS],
     ]
@@ -335,7 +337,7 @@ def _eights_roles(rules: Ruleset, kind: int) -> dict[str, float]:
 
 def _option_value(rules: Ruleset, name: str) -> float:
     """An option in force as one number: a switch 0/1, an int over its range, seats over n."""
-    value = getattr(rules, name)
+    value = rules.option(name)
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, tuple):

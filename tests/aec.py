@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from crates_env import crates_v0, parse_card
-from crates_env.rules import PLAYER_COUNTS, PRESETS
+from crates_env.rules import PRESETS, player_counts
 
 from .scripted import deal_order
 
-ALL_CONFIGS = [(preset, n) for preset in PRESETS for n in PLAYER_COUNTS[preset]]
+ALL_CONFIGS = [(preset, n) for preset in PRESETS for n in player_counts(preset)]
 
 
 AGENTS4 = ["player_0", "player_1", "player_2", "player_3"]

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import math
 import re
-from dataclasses import fields
 
 import numpy as np
 import pytest
@@ -23,7 +22,14 @@ from hypothesis import strategies as st
 
 from crates_env import NUM_ACTIONS, Decision, crates_v0, make_ruleset, new_game
 from crates_env.env import raw_env
-from crates_env.rules import ADJUNCT_PRESETS, OPTION_NAMES, PLAYER_COUNTS, PRESETS, Ruleset
+from crates_env.rules import (
+    GENERAL_OPTIONS,
+    OPTION_NAMES,
+    OPTIONS,
+    PRESETS,
+    option_owners,
+    player_counts,
+)
 from crates_env.wrappers import CratesGymEnv
 
 from .scripted import snapshot
@@ -44,7 +50,7 @@ ANYTHING = st.one_of(
     st.sampled_from([np.int64(3), np.float64(1.0), np.bool_(True), object()]),
 )
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-DEFAULTS = {f.name: f.default for f in fields(Ruleset)}
+DEFAULTS = {**GENERAL_OPTIONS, **{name: option.off for name, option in OPTIONS.items()}}
 ENV_ARGUMENTS = (
     "preset", "num_players", "render_mode", "reward_mode", "reward_scale", "one_card",
     "reward_timing", "illegal", "illegal_reward", "standig_jokers", "deal_schedule",
@@ -56,8 +62,8 @@ ENV_ARGUMENTS = (
 
 
 def _owner(option: str) -> tuple[str, int]:
-    preset = ADJUNCT_PRESETS.get(option, ("kreights",))[0]
-    return preset, 3 if option == "skill_hand_world_series" else min(PLAYER_COUNTS[preset])
+    preset = (option_owners(option) or ("kreights",))[0]
+    return preset, 3 if option == "skill_hand_world_series" else min(player_counts(preset))
 
 
 def env_state(env: raw_env) -> tuple:
@@ -80,15 +86,15 @@ def env_state(env: raw_env) -> tuple:
 @given(option=st.sampled_from(sorted(OPTION_NAMES)), value=ANYTHING, foreign=st.booleans())
 def test_any_value_of_any_option_is_taken_as_its_type_or_refused(option, value, foreign):
     preset, n = _owner(option)
-    foreign = foreign and option in ADJUNCT_PRESETS
+    foreign = foreign and option in OPTIONS
     if foreign:  # the option on a preset it does not belong to
-        preset = next(p for p in PRESETS if p not in ADJUNCT_PRESETS[option])
-        n = min(PLAYER_COUNTS[preset])
+        preset = next(p for p in PRESETS if p not in option_owners(option))
+        n = min(player_counts(preset))
     try:
         rules = make_ruleset(preset, n, **{option: value})
     except ValueError:
         return
-    held, default = getattr(rules, option), DEFAULTS[option]
+    held, default = rules.option(option), DEFAULTS[option]
     if isinstance(default, bool):
         assert type(held) is bool and held == value
     elif option in ("zimbabwe_jokers", "max_hands", "max_decisions_per_hand"):

@@ -24,7 +24,7 @@ zimbabwe knocks out exactly one player a round until exactly one is left (unless
 share the game, E-60). With ``misplay_mode="penalize"`` random play draws from
 ``acceptable_actions()``, so penalised misplays happen too.
 
-Every preset of ``PRESETS`` is played at every player count of ``PLAYER_COUNTS``, plus a few
+Every preset of ``PRESETS`` is played at every player count of ``player_counts``, plus a few
 adjunct combinations.
 """
 
@@ -41,14 +41,14 @@ from hypothesis import strategies as st
 from crates_env import NUM_ACTIONS, Decision, Game, IllegalActionError, new_game
 from crates_env.actions import ANNOUNCE, DRAW, PASS, REVERSE_ONCE, REVERSE_PERMANENT, STOP, SUIT
 from crates_env.cards import JOKER, parse_cards
-from crates_env.rules import PLAYER_COUNTS, PRESETS, make_ruleset
+from crates_env.rules import PRESETS, make_ruleset, player_counts
 from crates_env.scoring import pressure_value, score_kinds
 
 from .scripted import log_texts, snapshot
 
 KREIGHTS_PENALTIES = {"kreights_penalty_cards": True, "kreights_revoke_penalty": True}
 # (preset, players, ruleset options)
-BASE_CONFIGS = [(preset, n, {}) for preset in PRESETS for n in PLAYER_COUNTS[preset]]
+BASE_CONFIGS = [(preset, n, {}) for preset in PRESETS for n in player_counts(preset)]
 ADJUNCT_CONFIGS = [
     ("crates", 4, {"standig_jokers": True}),
     ("crates", 4, {"queen_draws_two": True, "pressure_cap_20": True}),
@@ -210,7 +210,7 @@ def check_results(g: Game, start_hand: int = 0) -> None:
         assert len(res.team_points) == len(res.pressure_points) == len(res.pressures) == teams
         for s in range(g.n):
             expected = score_kinds(parse_cards(res.cards_left[s]), r)
-            if r.craits_go_out_minus_10 and not res.cards_left[s]:
+            if r.option("craits_go_out_minus_10") and not res.cards_left[s]:
                 expected -= 10
             assert res.card_points[s] == expected, (s, res.cards_left[s])
     if r.engine == "eights":
@@ -387,6 +387,6 @@ def test_games_started_at_a_later_hand(config, data, seed, choice_seed):
 
 def test_configs_cover_every_preset_and_player_count():
     covered = Counter((preset, n) for preset, n, _ in BASE_CONFIGS)
-    assert set(covered) == {(p, n) for p in PRESETS for n in PLAYER_COUNTS[p]}
+    assert set(covered) == {(p, n) for p in PRESETS for n in player_counts(p)}
     for preset, n, options in CONFIGS:
         make_ruleset(preset, n, **options)  # every configuration is valid

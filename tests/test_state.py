@@ -29,12 +29,12 @@ from crates_env import CratesGame, EightsGame, Event, Game, new_game, parse_card
 from crates_env.env import raw_env
 from crates_env.events import EVENT_KINDS
 from crates_env.observation import Observer
-from crates_env.rules import PLAYER_COUNTS, PRESETS
+from crates_env.rules import PRESETS, player_counts
 
 from .scripted import snapshot
 from .test_properties import ADJUNCT_CONFIGS
 
-CONFIGS = [(p, n, {}) for p in PRESETS for n in sorted({min(PLAYER_COUNTS[p]), 4})]
+CONFIGS = [(p, n, {}) for p in PRESETS for n in sorted({min(player_counts(p)), 4})]
 CONFIGS += ADJUNCT_CONFIGS
 IDS = ["-".join([p, f"{n}p", *o]) for p, n, o in CONFIGS]
 
@@ -96,7 +96,7 @@ def test_the_factory_picks_the_family_engine_and_both_are_siblings():
 def test_the_engine_modules_import_without_a_cycle():
     """Each module of the engine imports only modules before it: no cycle, and nothing of RL."""
     package = Path(__file__).resolve().parent.parent / "crates_env"
-    engine = ["cards", "actions", "rules", "scoring", "events", "state", "view", "game"]
+    engine = ["cards", "actions", "presets", "rules", "scoring", "events", "state", "view", "game"]
     engine += ["calls", "misplays", "crates", "eights"]
     graph = {}
     for name in engine:

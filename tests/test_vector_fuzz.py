@@ -15,13 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from crates_env.rules import (
-    ADJUNCT_PRESETS,
-    MISPLAY_PENALTIES,
-    PLAYER_COUNTS,
-    PRESETS,
-    make_ruleset,
-)
+from crates_env.rules import OPTIONS, PRESETS, make_ruleset, option_owners, player_counts
 from crates_env.vector import VectorGame
 
 from .harness.vector_fuzz import (
@@ -48,17 +42,17 @@ def tables(draw) -> tuple[str, int, dict]:
     preset = draw(st.sampled_from(PRESETS))
     flags = sorted(
         name
-        for name, owners in ADJUNCT_PRESETS.items()
-        if preset in owners and name not in NUMBERS and name != "kreights_mulligan"
+        for name in OPTIONS
+        if preset in option_owners(name) and name not in NUMBERS and name != "kreights_mulligan"
     )
     options = dict.fromkeys(draw(st.sets(st.sampled_from(flags))) if flags else (), True)
-    if any(name in MISPLAY_PENALTIES for name in options):
+    if any(OPTIONS[name].penalty for name in options):
         options["misplay_mode"] = "penalize"
-    for name in sorted(set(NUMBERS) & {n for n, o in ADJUNCT_PRESETS.items() if preset in o}):
+    for name in sorted(set(NUMBERS) & {n for n in OPTIONS if preset in option_owners(n)}):
         options[name] = draw(NUMBERS[name])
     players = 3 if options.get("skill_hand_world_series") else None
-    players = players or draw(st.sampled_from(list(PLAYER_COUNTS[preset])))
-    if preset == "kreights" and draw(st.booleans()):
+    players = players or draw(st.sampled_from(list(player_counts(preset))))
+    if preset in option_owners("kreights_mulligan") and draw(st.booleans()):
         options["kreights_mulligan"] = draw(st.sets(st.integers(0, players - 1), max_size=2))
         options["kreights_mulligan"] = sorted(options["kreights_mulligan"])
     if draw(st.booleans()):

@@ -20,7 +20,7 @@ import yaml
 from crates_env.actions import NUM_ACTIONS
 from crates_env.batch import ReferenceGames
 from crates_env.processes import machine_memory
-from crates_env.rules import Ruleset, make_ruleset
+from crates_env.rules import Ruleset, make_ruleset, register_rules_file
 from crates_env.settings import REWARD_MODES, REWARD_TIMINGS
 from crates_env.table_observation import (
     COVERED_TABLES,
@@ -178,6 +178,9 @@ class TrainConfig:
     preset: str = "crates"
     num_players: int = 4
     rules: dict[str, Any] = field(default_factory=dict)
+    # A YAML file declaring house rules (docs/variants.md), relative to the working folder: its
+    # rule systems are played as ``preset``. Empty: the shipped ones only.
+    rules_file: str = ""
     reward_mode: str = "relative"
     reward_scale: float = 0.01
     # "event": a shuffle pressure is rewarded on the step it is taken (the cards at the end of
@@ -455,6 +458,8 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Tr
             raise ValueError(f"override {item!r} must look like key=value (e.g. ppo.n_epochs=8)")
         _set_path(data, keys, read_yaml(value, f"--set {item}"))
     config = _build(TrainConfig(), data, "")
+    if config.rules_file:
+        register_rules_file(config.rules_file)
     given = _given(data)
     if config.init and "warm_start.teacher" not in given:  # init starts the network instead
         config.warm_start = dataclasses.replace(config.warm_start, teacher="")

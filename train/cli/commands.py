@@ -88,6 +88,19 @@ def add_table_arguments(p: argparse.ArgumentParser) -> None:
         help="ruleset option, repeatable (e.g. --rule standig_jokers=true)",
     )
     p.add_argument("--seed", type=int, default=0)
+    add_rules_file_argument(p)
+
+
+def add_rules_file_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--rules-file",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="PATH",
+        help="a YAML file declaring house rules, repeatable: its rule systems are played as "
+        "--preset NAME (docs/variants.md)",
+    )
 
 
 class ShowVersion(argparse.Action):
@@ -185,6 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="override a config key, repeatable (e.g. --set ppo.learning_rate=1e-4)",
     )
     tr.add_argument("--resume", action="store_true", help="continue the run from its checkpoint")
+    add_rules_file_argument(tr)
     tr.add_argument(
         "--backend",
         choices=("sb3", "rllib"),
@@ -348,6 +362,7 @@ def add_bench_parser(sub) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from crates_env.processes import interruptible
+    from crates_env.rules import register_rules_file
     from train.workers import WorkersFailed
 
     parser = build_parser()
@@ -365,6 +380,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     try:
         with interruptible():
+            for path in getattr(args, "rules_file", ()):
+                register_rules_file(path)
             return commands[args.command](args)
     except (ValueError, WorkersFailed) as exc:  # bad input, dead workers: one clear line
         parser.exit(2, f"crates {args.command}: error: {exc}\n")
