@@ -4,6 +4,8 @@ agents and the command line; declarations the engines cannot play are refused by
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agents import HeuristicAgent, SearchAgent, Table
@@ -149,6 +151,28 @@ def test_a_training_config_names_its_rules_file(house_rules, tmp_path):
     assert config.ruleset().schedule == (3, 2)
     with pytest.raises(ValueError, match="unknown preset 'other_crates'"):
         load_config(None, [f"rules_file={path}", "preset=other_crates"])
+
+
+def test_crates_train_keeps_its_rules_file_in_the_runs_config(house_rules, tmp_path):
+    # the flag registered the file but the run's config.json did not name it: a resumed or
+    # rerun run from that config did not know the preset
+    argv = ["train", "--rules-file", str(house_rules), "--set", "preset=pub_crates"]
+    argv += ["--set", "num_players=3", "--set", f"runs_dir={tmp_path}", "--set", "total_steps=64"]
+    argv += ["--set", "num_envs=2", "--set", "ppo.n_steps=32", "--set", "ppo.batch_size=32"]
+    argv += ["--set", "ppo.n_epochs=1", "--set", "warm_start.teacher=", "--set", "eval.every=1000"]
+    argv += ["--set", "eval.final_deals=1", "--set", "progress_bar=false"]
+    assert main(argv) == 0
+    saved = json.loads((tmp_path / "default" / "config.json").read_text())
+    assert saved["rules_file"] == str(house_rules.resolve())
+    assert saved["preset"] == "pub_crates"
+
+
+def test_crates_train_takes_one_rules_file(house_rules, capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--rules-file", str(house_rules), "--rules-file", str(house_rules)])
+    assert "crates train takes one --rules-file (the config's rules_file), not 2" in (
+        capsys.readouterr().err
+    )
 
 
 def test_crates_refuses_a_bad_rules_file_in_one_line(tmp_path, capsys, monkeypatch):

@@ -556,6 +556,17 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def rules_file_override(paths: list[Path]) -> list[str]:
+    """A run keeps its rules file in its config (``rules_file``), so that the run's config.json
+    says what it played and a resumed run needs nothing more: one file, as the key takes."""
+    if len(paths) > 1:
+        raise ValueError(
+            f"crates train takes one --rules-file (the config's rules_file), not {len(paths)}: "
+            "declare the rule systems in one file (a list of them)"
+        )
+    return [f"rules_file={path.resolve()}" for path in paths]
+
+
 def run_train(args: argparse.Namespace) -> int:
     from agents.shipped import package_file
     from train.config import load_config
@@ -563,7 +574,7 @@ def run_train(args: argparse.Namespace) -> int:
     from train.ppo import train
 
     path = args.config or package_file("train", DEFAULT_CONFIG, "the default config")
-    config = load_config(path, args.set)
+    config = load_config(path, [*args.set, *rules_file_override(args.rules_file)])
     if args.address is not None and args.backend != "rllib":
         raise ValueError("--address is for --backend rllib (a Ray cluster)")
     if args.ray is not None and config.mode != "expert":
