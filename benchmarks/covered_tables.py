@@ -1,18 +1,20 @@
-"""A network against HeuristicAgent at every covered table: the model card's rows and its chart.
+"""A network against HeuristicAgent (or another baseline) at every covered table: the model
+card's rows and its chart.
 
     python benchmarks/covered_tables.py --agent shipped --deals 2000 --out runs/covered
+    python benchmarks/covered_tables.py --agent shipped --baseline greedy --out runs/covered_greedy
     python benchmarks/covered_tables.py --agent checkpoints/mixture.zip --tables crates:3,zimbabwe:5
     python benchmarks/covered_tables.py --chart runs/covered --png docs/covered_tables.png
 
 At each table (``crates_env.table_observation.COVERED_TABLES`` by default, or ``--tables``) it
-runs ``crates eval --preset P --players N --agents AGENT heuristic --deals D --seed S+k`` (the
+runs ``crates eval --preset P --players N --agents AGENT BASELINE --deals D --seed S+k`` (the
 evaluation's own duplicate deals, seats rotated; table k of the covered list gets seed S+k, so
 tables never share deals) and keeps the report in ``OUT/<preset>_<players>p/report.json``. A
 table whose report is there is not played again, so a stopped run resumes and shares of the
 tables can be played on other machines and pooled by copying the folders.
 
 ``--chart`` reads the folders and draws the share of the decided deals in which the agent stood
-better than HeuristicAgent, per table, with its 95% interval and the 55% bar (green where the
+better than the baseline, per table, with its 95% interval and the 55% bar (green where the
 table is past it: 55% with sign p below 1e-6), and prints the rows (share, sign p, mean
 relative points).
 """
@@ -35,14 +37,22 @@ from train.evaluation.bench import parse_tables
 BAR, BAR_P = 0.55, 1e-6
 
 
-def play(agent: str, tables: list[tuple[str, int]], deals: int, seed: int, out: Path, workers: int):
-    """Play the tables not yet in ``out``, one report a table."""
+def play(
+    agents: tuple[str, str],
+    tables: list[tuple[str, int]],
+    deals: int,
+    seed: int,
+    out: Path,
+    workers: int,
+) -> None:
+    """Play the agent against the baseline (``agents``) at the tables not yet in ``out``, one
+    report a table."""
     for preset, players in tables:
         folder = out / f"{preset}_{players}p"
         if (folder / "report.json").is_file():
             continue
         config = EvalConfig(
-            agents=(agent, "heuristic"),
+            agents=agents,
             preset=preset,
             num_players=players,
             deals=deals,
@@ -76,7 +86,7 @@ def chart(out: Path, png: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names, shares, errors, passed, agent = [], [], [], [], ""
+    names, shares, errors, passed, agent, baseline = [], [], [], [], "", ""
     for preset, players in COVERED_TABLES:
         path = out / f"{preset}_{players}p" / "report.json"
         if not path.is_file():
@@ -89,6 +99,7 @@ def chart(out: Path, png: Path) -> None:
         shares.append(share)
         passed.append(share >= BAR and pair["sign_p"] < BAR_P)
         agent = f"{pair['first']}, {report['config']['deals']} deals a table"
+        baseline = pair["second"]
         errors.append(1.96 * (share * (1 - share) / decided) ** 0.5)
         print(f"{preset} {players}p: {row(report)}")
     fig, ax = plt.subplots(figsize=(10, 0.32 * len(names) + 1.2))
@@ -96,8 +107,8 @@ def chart(out: Path, png: Path) -> None:
     ax.barh(names[::-1], shares[::-1], xerr=errors[::-1], color=colours[::-1], capsize=2)
     ax.axvline(0.5, color="black", linewidth=0.8)
     ax.axvline(BAR, color="tab:red", linestyle="--", linewidth=0.8, label="the bar (55%)")
-    ax.set_xlim(0.3, 0.8)
-    ax.set_xlabel("share of the decided deals better than HeuristicAgent (95% interval)")
+    ax.set_xlim(0.3, min(1.0, max([0.8, *(s + e for s, e in zip(shares, errors, strict=True))])))
+    ax.set_xlabel(f"share of the decided deals better than {baseline} (95% interval)")
     ax.set_title(f"{agent} (green: past the bar, 55% with sign p < 1e-6)", fontsize=9)
     ax.legend(loc="lower right")
     fig.tight_layout()
@@ -108,6 +119,7 @@ def chart(out: Path, png: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agent", default="shipped")
+    parser.add_argument("--baseline", default="heuristic", help="the agent it plays against")
     parser.add_argument(
         "--tables", default=None, help="crates:3,zimbabwe:5 or covered (default: covered)"
     )
@@ -122,7 +134,7 @@ def main() -> None:
         chart(args.chart, args.png)
         return
     tables = COVERED_TABLES if args.tables is None else parse_tables(args.tables)
-    play(args.agent, list(tables), args.deals, args.seed, args.out, args.workers)
+    play((args.agent, args.baseline), list(tables), args.deals, args.seed, args.out, args.workers)
 
 
 if __name__ == "__main__":
