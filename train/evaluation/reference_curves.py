@@ -126,7 +126,7 @@ def draw_reference(curves: list[Curve], user: Curve | None = None, title: str = 
     by_cpu.set_xscale("log")  # expert iteration costs a hundred times PPO's hours
     by_steps.yaxis.set_major_formatter(PercentFormatter(1.0))
     by_steps.set_ylabel(f"decided deals with fewer points than {BASELINE}")
-    by_steps.legend(fontsize="small")
+    fig.legend(*by_steps.get_legend_handles_labels(), loc="outside lower center", ncols=4)
     fig.suptitle(title or "4-player crates: reference learning curves against HeuristicAgent")
     return fig
 
