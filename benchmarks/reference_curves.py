@@ -39,7 +39,7 @@ from train.evaluation.reference_curves import (
 
 CHECKS = "--set eval.deals=100 --set eval.baselines=[heuristic] --set eval.final_deals=100"
 RECIPES = {  # the runs' commands: crates train --config ...
-    "PPO from scratch": "configs/crates_4p_scratch.yaml --set total_steps=6000000 "
+    "PPO from scratch": "configs/crates_4p_scratch.yaml --set total_steps=8000000 "
     f"--set eval.every=500000 {CHECKS}",
     "PPO from the clone": f"configs/crates_4p.yaml --set eval.every=250000 {CHECKS}",
 }
