@@ -39,6 +39,7 @@ SHIPPED = {
     "train/configs/strong.yaml": "configs/strong.yaml",
     "train/configs/crates_4p.yaml": "configs/crates_4p.yaml",
     "train/bench_reference.json": "benchmarks/reference.json",  # crates bench's ladder
+    "train/reference_curves.json": "benchmarks/reference_curves.json",  # crates curves
 }
 # each shipped network's choice at train.convert's decisions of its table, recorded with SB3's
 # loader before the networks were converted to the package's own format (agents.checkpoints)

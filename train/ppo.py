@@ -72,7 +72,7 @@ from train.progress import Progress
 from train.selfplay import observation_space_of
 from train.shaping import PressureShaping
 from train.vec_env import SelfPlayVecEnv
-from train.workers import learner_threads, torch_threads
+from train.workers import cpu_seconds, learner_threads, torch_threads
 
 LATEST, BEST, STATE = "latest.zip", "best.zip", "state.json"
 CHECKED = "checked.zip"  # the network a check against the baselines is playing
@@ -397,6 +397,18 @@ class CheckpointAndEvalCallback(BaseCallback):
         self.config, self.state = config, state
         self.run_dir = config.run_dir
         self.dealt = False  # this process has dealt the games from a checkpoint's seed
+        # The run's CPU-seconds of training (``training_cpu_seconds``): a new run counts this
+        # process's from its start (the warm start too), a resumed run goes on from what its
+        # checkpoint recorded; the checks against the baselines are left out.
+        resumed = "training_cpu_seconds" in state
+        self.cpu_base = state.get("training_cpu_seconds", 0.0)
+        self.cpu_start = cpu_seconds() if resumed else 0.0
+        self.check_cpu = 0.0  # CPU-seconds this process spent in checks
+
+    def training_cpu_seconds(self) -> float:
+        """CPU-seconds the run has spent to reach its network now, in this process and its
+        workers (``train.workers.cpu_seconds``), the checks against the baselines excepted."""
+        return self.cpu_base + cpu_seconds() - self.cpu_start - self.check_cpu
 
     def _on_training_start(self) -> None:
         hparams = {
@@ -413,7 +425,6 @@ class CheckpointAndEvalCallback(BaseCallback):
         if "warm_start" in self.state and not self.state.get("evals"):
             # The curves start from the clone's strength, and best.zip with it.
             self.evaluate()
-            self.logger.dump(self.num_timesteps)
 
     def _on_step(self) -> bool:
         return True
@@ -468,6 +479,7 @@ class CheckpointAndEvalCallback(BaseCallback):
         # the step first: a stop lands once latest.zip is whole, and says it is this one (a
         # run resumed before state.json says so writes this checkpoint again)
         self.state["last_checkpoint"] = self.state["num_timesteps"] = self.num_timesteps
+        self.state["training_cpu_seconds"] = self.training_cpu_seconds()
         atomic_save_model(self.model, self.run_dir / LATEST, self.config)
         atomic_write(self.run_dir / STATE, json.dumps(self.state, indent=2))
         remove_unlisted_snapshots(self.run_dir, self.state["snapshots"])
@@ -487,6 +499,9 @@ class CheckpointAndEvalCallback(BaseCallback):
         run's state records it for the next checkpoint (a check cut short, or one after the
         last checkpoint of a stopped run, is played again on --resume)."""
         print(f"check at step {self.num_timesteps:,}, against the baselines:")
+        # the learning curves' x axis in CPU time (docs/benchmark.md): what it took to get here
+        self.logger.record("time/training_cpu_seconds", self.training_cpu_seconds())
+        check_start = cpu_seconds()
         checked = self.run_dir / CHECKED
         atomic_save_model(self.model, checked, self.config)
         try:
@@ -497,6 +512,9 @@ class CheckpointAndEvalCallback(BaseCallback):
                     self.config, checked, self.config.eval.deals, self.logger, say=print
                 )
             self.state["last_eval"] = self.num_timesteps
+            # at the step checked (SB3 would write it after the next rollout, with the losses
+            # of the update before this check: they are written here too, at their own step)
+            self.logger.dump(self.num_timesteps)
             self.state.setdefault("evals", []).append({"step": self.num_timesteps, "score": score})
             if score > self.state.get("best_score", -float("inf")):
                 self.state["best_score"] = score
@@ -504,6 +522,7 @@ class CheckpointAndEvalCallback(BaseCallback):
                 checked.replace(self.run_dir / BEST)
         finally:
             checked.unlink(missing_ok=True)
+            self.check_cpu += cpu_seconds() - check_start
 
 
 def checkpoint_seed(seed: int, step: int) -> int:

@@ -276,7 +276,17 @@ def build_parser() -> argparse.ArgumentParser:
     cu = sub.add_parser("curves", help="plot a training run's curves from its TensorBoard logs")
     cu.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="run folder (e.g. runs/default)")
     cu.add_argument(
-        "--out", type=Path, default=None, help="PNG to write (default: RUN_DIR/curves.png)"
+        "--out",
+        type=Path,
+        default=None,
+        help="PNG to write (default: RUN_DIR/curves.png, with --reference "
+        "RUN_DIR/reference_curves.png)",
+    )
+    cu.add_argument(
+        "--reference",
+        action="store_true",
+        help="draw the run's share of deals against heuristic over the reference learning "
+        "curves of 4-player crates, by steps and CPU-hours (docs/benchmark.md)",
     )
     return parser
 
@@ -701,6 +711,12 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_curves(args: argparse.Namespace) -> int:
+    if args.reference:
+        from train.evaluation.reference_curves import plot_reference
+
+        path = plot_reference(args.out or args.run_dir / "reference_curves.png", args.run_dir)
+        print(f"wrote {path}")
+        return 0
     from train.evaluation.curves import plot_run
 
     path = plot_run(args.run_dir, args.out or args.run_dir / "curves.png")

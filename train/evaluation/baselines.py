@@ -82,6 +82,10 @@ def evaluate_against_baselines(
                 logger.record(f"{key}/points_difference", pair.mean_difference)
                 logger.record(f"{key}/relative_difference", pair.relative)
                 logger.record(f"{key}/win_rate", learner.win_rate)
+                # of the deals one of them stood better in: the learner (the reference
+                # learning curves' measure, docs/benchmark.md), and how many there were
+                logger.record(f"{key}/better_share", pair.better_share)
+                logger.record(f"{key}/decided", pair.decided)
                 logger.record(f"{key}/learner_points", learner.mean_points)
                 logger.record(f"{key}/baseline_points", other.mean_points)
     score = float(np.mean(margins))
