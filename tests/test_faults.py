@@ -43,9 +43,10 @@ def test_ctrl_c_during_a_periodic_evaluation_plays_it_again_on_resume(tmp_path, 
     with pytest.raises(KeyboardInterrupt):
         train(config)
     state = json.loads((config.run_dir / STATE).read_text())
-    # checks between updates: the first (step 32) recorded by the checkpoint after it, the
-    # second (step 64) cut short before its checkpoint
-    assert state["num_timesteps"] == state["last_eval"] == 32
+    # checks between updates, each after that step's checkpoint: the first (step 32) recorded
+    # by the checkpoint at 64, the second (step 64) cut short after it; the run keeps step 64
+    # (it kept 32 when the check came first, and a stop during a long check lost a million steps)
+    assert state["num_timesteps"] == 64 and state["last_eval"] == 32
     assert [e["step"] for e in state["evals"]] == [32]
     monkeypatch.setattr(ppo, "evaluate_against_baselines", real)
     train(config, resume=True)

@@ -436,10 +436,12 @@ class CheckpointAndEvalCallback(BaseCallback):
         games."""
         self.check_finite()  # right after each PPO update
         steps = self.num_timesteps
-        if steps - self.state.get("last_eval", 0) >= self.config.eval.every:
-            self.evaluate()
+        # the checkpoint before the check: a run stopped while its network is checked keeps
+        # these steps (a check cut short is played again on --resume)
         if steps - self.state["last_checkpoint"] >= self.config.checkpoint_every:
             self.save()
+        if steps - self.state.get("last_eval", 0) >= self.config.eval.every:
+            self.evaluate()
         if steps == self.state["last_checkpoint"] or not self.dealt:
             self.deal_afresh()
 
