@@ -224,3 +224,38 @@ def sigterm_kept() -> Iterator[None]:
     finally:
         if handler is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, handler)
+
+
+def cpu_seconds() -> float:
+    """CPU-seconds (user and system) this process has used since it started, with its worker
+    processes: those it has waited for (``os.times``) and those still running, with theirs
+    (``/proc``; where it cannot be read, the running ones are left out)."""
+    times = os.times()
+    own = times.user + times.system + times.children_user + times.children_system
+    return own + sum(_proc_cpu_seconds(pid) for pid in _live_children(os.getpid()))
+
+
+def _live_children(pid: int) -> list[int]:
+    """The processes ``pid`` started that still run (``/proc/<pid>/task/*/children``)."""
+    children = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                children += [int(child) for child in f.read().split()]
+    except OSError:  # no /proc, or the process has just ended
+        return []
+    return children
+
+
+def _proc_cpu_seconds(pid: int) -> float:
+    """A running process's CPU-seconds with those of its own children, dead or alive."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            # the fields after the command's name, which may hold spaces, closed by ")"
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):  # it has just ended: its parent's os.times counts it now
+        return 0.0
+    # utime, stime, cutime, cstime: fields 14-17 of proc(5), 12-15 after the name
+    ticks = sum(int(field) for field in fields[11:15])
+    alive = sum(_proc_cpu_seconds(child) for child in _live_children(pid))
+    return ticks / os.sysconf("SC_CLK_TCK") + alive

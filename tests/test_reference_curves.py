@@ -14,6 +14,7 @@ import pytest
 
 import train.evaluation.baselines as baselines
 import train.ppo as ppo
+from crates_env.processes import cpu_seconds
 from train.cli import main
 from train.evaluation import run, summarize
 from train.evaluation.curves import DPI, read_scalars
@@ -30,7 +31,6 @@ from train.evaluation.reference_curves import (
     to_json,
 )
 from train.ppo import STATE, train
-from train.workers import cpu_seconds
 
 from .test_curves import PNG_MAGIC, write_log
 from .test_train import tiny

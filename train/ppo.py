@@ -61,6 +61,7 @@ from agents.networks import (
 )
 from agents.shipped import SHIPPED, shipped_network
 from crates_env.actions import NUM_ACTIONS
+from crates_env.processes import cpu_seconds
 from crates_env.rules import Ruleset
 from train.config import TrainConfig, check_run_folder
 from train.evaluation import evaluate_against_baselines
@@ -72,7 +73,7 @@ from train.progress import Progress
 from train.selfplay import observation_space_of
 from train.shaping import PressureShaping
 from train.vec_env import SelfPlayVecEnv
-from train.workers import cpu_seconds, learner_threads, torch_threads
+from train.workers import learner_threads, torch_threads
 
 LATEST, BEST, STATE = "latest.zip", "best.zip", "state.json"
 CHECKED = "checked.zip"  # the network a check against the baselines is playing
@@ -407,7 +408,8 @@ class CheckpointAndEvalCallback(BaseCallback):
 
     def training_cpu_seconds(self) -> float:
         """CPU-seconds the run has spent to reach its network now, in this process and its
-        workers (``train.workers.cpu_seconds``), the checks against the baselines excepted."""
+        workers (``crates_env.processes.cpu_seconds``), the checks against the baselines
+        excepted."""
         return self.cpu_base + cpu_seconds() - self.cpu_start - self.check_cpu
 
     def _on_training_start(self) -> None:

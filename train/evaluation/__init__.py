@@ -5,7 +5,8 @@ last player left).
 ``tournament`` runs them (``games`` plays them side by side as one batch of games, each seeded
 by itself, in worker processes or as Ray tasks: ``on_ray``), ``stats`` pairs them by deal,
 ``report`` prints and saves the results and pools saved runs, ``replays`` records games to
-watch in a browser, ``curves`` draws a training run's curves. ``bench`` plays agents against
+watch in a browser, ``curves`` draws a training run's curves (over the reference learning
+curves ``reference_curves`` keeps, if asked). ``bench`` plays agents against
 the reference ladder at every benchmark table (``crates bench``) and ``bench_report`` writes its
 results, page and leaderboard.
 ``crates eval`` is the command line over it; training calls it for its checks against the
