@@ -31,6 +31,8 @@ from train.evaluation.stats import ELO, PRIOR_DEALS, bradley_terry
 from train.opponents import new_game_seed
 from train.selfplay import worker_seeds
 
+from .pages import watched_page
+
 ROOT = Path(__file__).resolve().parent.parent
 TABLES = (("crazy_eights", 4), ("zimbabwe", 4))  # the short games: the tests' reference
 Z = 1.959963984540054
@@ -357,14 +359,7 @@ def test_the_bench_page_shows_a_panel_a_table(browser, reference, tmp_path):
     result, _ = reference
     path = tmp_path / "bench.html"
     path.write_text(page(result))
-    tab = browser.new_page(viewport={"width": 1200, "height": 900})
-    problems: list[str] = []
-    tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    tab.on("pageerror", lambda e: problems.append(str(e)))
-    tab.on(
-        "request",
-        lambda r: None if r.url.startswith(("file:", "data:")) else problems.append(r.url),
-    )
+    tab = watched_page(browser, 1200, 900)
     tab.goto(path.as_uri())
     panels = tab.locator(".panel")
     assert panels.count() == len(result.tables)
@@ -379,5 +374,5 @@ def test_the_bench_page_shows_a_panel_a_table(browser, reference, tmp_path):
         ]
         box = panel.locator("svg circle").first.bounding_box()
         assert box is not None and box["width"] > 5  # drawn, not collapsed
-    assert not problems
+    assert not tab.problems
     tab.close()

@@ -18,6 +18,8 @@ from crates_env.render import write_page
 from train.evaluation import EvalConfig
 from train.evaluation.replays import replay_game
 
+from .pages import watched_page
+
 # one short game of each preset: the Crates family on a 2-then-1-card schedule; crazy_eights and
 # zimbabwe as they are, between two players
 GAMES = [
@@ -43,14 +45,7 @@ def test_the_page_of_every_preset_steps_and_ends_on_the_engines_scores(
     steps = len(replay.steps)
     assert steps >= 5
 
-    page = browser.new_page(viewport={"width": 1300, "height": 900})
-    problems: list[str] = []
-    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: problems.append(str(e)))
-    page.on(
-        "request",
-        lambda r: None if r.url.startswith(("file:", "data:")) else problems.append(r.url),
-    )
+    page = watched_page(browser, 1300, 900)
     page.goto(page_file.as_uri())
 
     def where() -> str:
@@ -91,4 +86,4 @@ def test_the_page_of_every_preset_steps_and_ends_on_the_engines_scores(
     page.click("#last")
     assert where() == f"step {steps} / {steps}"
     page.close()
-    assert problems == []
+    assert page.problems == []

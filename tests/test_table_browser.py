@@ -20,6 +20,7 @@ from train.cli.seated import ServeConfig, Tables
 pytest.importorskip("starlette", reason="crates serve needs the web extra: pip install '.[web]'")
 pytest.importorskip("uvicorn", reason="crates serve needs the web extra: pip install '.[web]'")
 
+from .pages import watched_page
 from .served import serving
 
 HEURISTIC = {1: "heuristic", 2: "heuristic", 3: "heuristic"}
@@ -36,15 +37,8 @@ def crates():
 def open_table(browser, url: str):
     """A tab at ``url``, once its state is shown; what it loads from elsewhere, and its
     errors, are kept in ``page.problems``."""
-    page = browser.new_page(viewport={"width": 1300, "height": 1000})
-    page.problems = []
-    page.on("console", lambda m: page.problems.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: page.problems.append(str(e)))
     origin = url.split("/game/")[0].rstrip("/")
-    page.on(
-        "request",
-        lambda r: None if r.url.startswith((origin, "data:")) else page.problems.append(r.url),
-    )
+    page = watched_page(browser, 1300, 1000, own=(origin, "data:"))
     page.goto(url)
     page.wait_for_selector(READY)
     return page
