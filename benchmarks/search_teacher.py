@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 # them and crawl (a searched deal took 14 times as long with two runs at once).
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from crates_env.processes import interruptible
+from crates_env.processes import interruptible, own_cpu_seconds
 from train.evaluation import (
     EvalConfig,
     format_report,
@@ -86,10 +86,11 @@ def main(argv: list[str] | None = None) -> None:
         seed=args.seed,
         workers=args.workers,
     )
-    start, cpu_start = time.perf_counter(), cpu_seconds()
+    # CPU time, not wall time, is what a game costs however many other runs share the cores
+    start, cpu_start = time.perf_counter(), own_cpu_seconds()
     with interruptible():
         records = run(config, progress=False)
-    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
+    seconds, cpu = time.perf_counter() - start, own_cpu_seconds() - cpu_start
     report = summarize(config, records)
     print(format_report(report))
     print(f"{cpu / len(records):.1f} CPU-seconds a game")
@@ -97,13 +98,6 @@ def main(argv: list[str] | None = None) -> None:
         write_outputs(report, args.out, tensorboard=False)
         timing = {"games": len(records), "seconds": seconds, "workers": args.workers}
         (args.out / TIMING).write_text(json.dumps({**timing, "cpu_seconds": cpu}))
-
-
-def cpu_seconds() -> float:
-    """CPU time of this process and its finished workers: what a game costs, however many
-    other runs share the cores (wall time would count their turns too)."""
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
 
 
 RESULTS = ("deals.csv", "report.json")  # what pooling reads of a run

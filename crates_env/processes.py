@@ -73,11 +73,7 @@ class CoreShare:
                 user, nice, system, idle, iowait, irq, softirq, steal = map(int, fields[1:9])
                 busy += user + nice + system + irq + softirq + steal
                 total += user + nice + system + idle + iowait + irq + softirq + steal
-        times = os.times()
-        own = (times.user + times.system + times.children_user + times.children_system) * (
-            os.sysconf("SC_CLK_TCK")
-        )
-        return busy, total, own
+        return busy, total, own_cpu_seconds() * os.sysconf("SC_CLK_TCK")
 
     def free(self, keep: int = 0) -> int:
         """The cores left free since the last look (at least 1), less ``keep`` for other work
@@ -226,13 +222,17 @@ def sigterm_kept() -> Iterator[None]:
             signal.signal(signal.SIGTERM, handler)
 
 
+def own_cpu_seconds() -> float:
+    """CPU-seconds (user and system) of this process and of the children it has waited for."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
 def cpu_seconds() -> float:
     """CPU-seconds (user and system) this process has used since it started, with its worker
-    processes: those it has waited for (``os.times``) and those still running, with theirs
-    (``/proc``; where it cannot be read, the running ones are left out)."""
-    times = os.times()
-    own = times.user + times.system + times.children_user + times.children_system
-    return own + sum(_proc_cpu_seconds(pid) for pid in _live_children(os.getpid()))
+    processes: those it has waited for (``own_cpu_seconds``) and those still running, with
+    theirs (``/proc``; where it cannot be read, the running ones are left out)."""
+    return own_cpu_seconds() + sum(_proc_cpu_seconds(pid) for pid in _live_children(os.getpid()))
 
 
 def _live_children(pid: int) -> list[int]:
