@@ -20,7 +20,9 @@ from .user import (
 )
 
 
-def make_agent(spec: str, table: Table, seed: int | None = None) -> Agent:
+def make_agent(
+    spec: str, table: Table, seed: int | None = None, other_table: bool = False
+) -> Agent:
     """An agent by name ("random", "greedy", "heuristic", "search": SearchAgent over
     HeuristicAgent, "shipped": the network the package ships), the path of a MaskablePPO
     checkpoint (.zip) or of a folder holding an RLlib module (``crates train --backend
@@ -28,11 +30,13 @@ def make_agent(spec: str, table: Table, seed: int | None = None) -> Agent:
     ``search:samples=16,stock_max=10,base=shipped,z=1``. Agents written elsewhere come in by
     import path, ``my_pkg.bots:MyAgent``, or as a policy file (TorchScript ``.pt``, exported
     ``.pt2``): ``agents.user``. Raises ``ValueError`` naming the valid names (or settings) for
-    anything else."""
+    anything else. ``other_table``: a checkpoint path plays even at a table outside the set it
+    learned (``PolicyAgent``'s, a measurement: ``crates eval --other-table``); the shipped
+    network and a search's base keep to theirs."""
     if Path(spec).is_file():
         if Path(spec).suffix in SCRIPT_SUFFIXES:
             return TorchScriptAgent(spec, table=table, seed=seed)
-        return PolicyAgent(spec, table=table)
+        return PolicyAgent(spec, table=table, other_table=other_table)
     if is_import_path(spec, AGENT_NAMES):
         return agent_by_import_path(spec, table, seed)
     if Path(spec).suffix in (".zip", *SCRIPT_SUFFIXES) and spec.split(":")[0] not in AGENT_NAMES:

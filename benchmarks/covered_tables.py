@@ -5,13 +5,24 @@ card's rows and its chart.
     python benchmarks/covered_tables.py --agent shipped --baseline greedy --out runs/covered_greedy
     python benchmarks/covered_tables.py --agent checkpoints/mixture.zip --tables crates:3,zimbabwe:5
     python benchmarks/covered_tables.py --chart runs/covered --png docs/covered_tables.png
+    python benchmarks/covered_tables.py --agent checkpoints/mixture.zip --other-table \
+        --tables craits:7,crazy_eights:7 --out runs/other
+    python benchmarks/covered_tables.py --agent checkpoints/mixture.zip --other-table \
+        --tables crates:4 --rule standig_jokers=true --out runs/other
 
 At each table (``crates_env.table_observation.COVERED_TABLES`` by default, or ``--tables``) it
 runs ``crates eval --preset P --players N --agents AGENT BASELINE --deals D --seed S+k`` (the
-evaluation's own duplicate deals, seats rotated; table k of the covered list gets seed S+k, so
-tables never share deals) and keeps the report in ``OUT/<preset>_<players>p/report.json``. A
-table whose report is there is not played again, so a stopped run resumes and shares of the
-tables can be played on other machines and pooled by copying the folders.
+evaluation's own duplicate deals, seats rotated; table k of the covered list gets seed S+k, and
+the tables outside it the seeds after theirs, in the order given, so tables never share deals)
+and keeps the report in ``OUT/<preset>_<players>p/report.json`` (``--rule``'s options in the
+folder's name: ``crates_4p_standig_jokers=true``). A table whose report is there is not played
+again, so a stopped run resumes and shares of the tables can be played on other machines and
+pooled by copying the folders.
+
+``--rule KEY=VALUE`` (repeatable) plays every table with that rule option, as ``crates eval``'s
+does; ``--other-table`` lets a network named by path play a table outside the set it learned
+(``crates eval --other-table``: a measurement, which each report records), such as the 7-player
+tables or a covered table with other options.
 
 ``--chart`` reads the folders and draws the share of the decided deals in which the agent stood
 better than the baseline, per table, with its 95% interval and the 55% bar (green where the
@@ -25,10 +36,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from crates_env.table_observation import COVERED_TABLES
+from train.cli.commands import parse_rules
 from train.evaluation import EvalConfig, run, summarize, write_outputs
 from train.evaluation.bench import parse_tables
 
@@ -44,29 +57,44 @@ def play(
     seed: int,
     out: Path,
     workers: int,
+    options: dict[str, Any] | None = None,
+    other_table: bool = False,
 ) -> None:
     """Play the agent against the baseline (``agents``) at the tables not yet in ``out``, one
-    report a table."""
+    report a table, every table with the rule ``options``; ``other_table``: as ``crates
+    eval --other-table``."""
+    options = options or {}
+    outside = [table for table in tables if table not in COVERED_TABLES]
     for preset, players in tables:
-        folder = out / f"{preset}_{players}p"
+        name = f"{preset}_{players}p" + "".join(
+            f"_{key}={json.dumps(value).replace(' ', '')}" for key, value in options.items()
+        )
+        folder = out / name
         if (folder / "report.json").is_file():
             continue
+        k = (
+            COVERED_TABLES.index((preset, players))
+            if (preset, players) in COVERED_TABLES
+            else len(COVERED_TABLES) + outside.index((preset, players))
+        )
         config = EvalConfig(
             agents=agents,
             preset=preset,
             num_players=players,
             deals=deals,
-            seed=seed + COVERED_TABLES.index((preset, players)),
+            seed=seed + k,
             workers=workers,
+            options=options,
+            other_table=other_table,
         )
         try:
             report = summarize(config, run(config, progress=False))
         except ValueError as exc:  # the agent does not play this table: say so, play on
-            print(f"{preset} {players}p: not played ({exc})")
+            print(f"{name}: not played ({exc})")
             continue
         folder.mkdir(parents=True, exist_ok=True)
         write_outputs(report, folder, tensorboard=False)
-        print(f"{preset} {players}p: {row(json.loads((folder / 'report.json').read_text()))}")
+        print(f"{name}: {row(json.loads((folder / 'report.json').read_text()))}")
 
 
 def row(report: dict) -> str:
@@ -126,6 +154,14 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=52000000)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--rule", action="append", default=[], metavar="KEY=VALUE", help="as crates eval's"
+    )
+    parser.add_argument(
+        "--other-table",
+        action="store_true",
+        help="a network named by path may play a table outside its set, as crates eval's",
+    )
     parser.add_argument("--out", type=Path, default=Path("runs/covered"))
     parser.add_argument("--chart", type=Path, default=None, help="draw the folder's results")
     parser.add_argument("--png", type=Path, default=Path("docs/covered_tables.png"))
@@ -134,7 +170,16 @@ def main() -> None:
         chart(args.chart, args.png)
         return
     tables = COVERED_TABLES if args.tables is None else parse_tables(args.tables)
-    play((args.agent, args.baseline), list(tables), args.deals, args.seed, args.out, args.workers)
+    play(
+        (args.agent, args.baseline),
+        list(tables),
+        args.deals,
+        args.seed,
+        args.out,
+        args.workers,
+        parse_rules(args.rule),
+        args.other_table,
+    )
 
 
 if __name__ == "__main__":

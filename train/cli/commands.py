@@ -48,16 +48,19 @@ def default_agents(preset: str, players: int, rules: dict[str, Any]) -> list[str
     return ["heuristic", "greedy", "random"]
 
 
-def network_lines(specs: list[str], preset: str, players: int, rules: dict[str, Any]) -> list[str]:
+def network_lines(
+    specs: list[str], preset: str, players: int, rules: dict[str, Any], other_table: bool = False
+) -> list[str]:
     """What each network among the agents ``specs`` name is (a search's base included): its
-    file, the tables it learned and its layout, one line each."""
+    file, the tables it learned and its layout, one line each (``other_table``: as
+    ``make_agent``'s)."""
     from agents import PolicyAgent, Table, make_agent
     from train.config import rules_of
 
     table = Table.from_rules(rules_of(preset, players, rules))
     lines = []
     for spec in dict.fromkeys(specs):
-        agent = make_agent(spec, table, seed=0)
+        agent = make_agent(spec, table, seed=0, other_table=other_table)
         network = getattr(agent, "base_policy", agent)
         if isinstance(network, PolicyAgent):
             lines.append(f"{spec}: {network.describe()}")
@@ -89,6 +92,15 @@ def add_table_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--seed", type=int, default=0)
     add_rules_file_argument(p)
+
+
+def add_other_table_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--other-table",
+        action="store_true",
+        help="networks named by path in --agents may play a table outside the set they learned "
+        "(a measurement, which the report says; the shipped network keeps to its tables)",
+    )
 
 
 def add_rules_file_argument(p: argparse.ArgumentParser) -> None:
@@ -147,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and no agent looks ahead in the game), vector, or reference; the same records",
     )
     add_ray_argument(ev, "play the games")
+    add_other_table_argument(ev)
     ev.add_argument("--out", type=Path, default=None, help="output folder (default: eval_out/…)")
     ev.add_argument("--no-tensorboard", action="store_true", help="skip TensorBoard scalars")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -170,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the agents, as for crates eval (the same default)",
     )
     add_table_arguments(rp)
+    add_other_table_argument(rp)
     rp.add_argument("--deal", type=int, default=0, help="the evaluation's deal (default: 0)")
     rp.add_argument(
         "--lineup",
@@ -414,6 +428,7 @@ def eval_config(args: argparse.Namespace, **settings: Any):
         num_players=args.players,
         seed=args.seed,
         options=rules,
+        other_table=args.other_table,
         **settings,
     )
 
@@ -436,7 +451,7 @@ def run_eval(args: argparse.Namespace) -> int:
     )
     validate(config)
     for line in network_lines(
-        list(config.agents), config.preset, config.num_players, config.options
+        list(config.agents), config.preset, config.num_players, config.options, config.other_table
     ):
         print(line)
     games = len(game_tasks(config))

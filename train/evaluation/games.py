@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import Table, make_agent
+from agents import Agent, Table, make_agent
 from agents.base import decide_batch
 from crates_env.actions import DRAW
 from crates_env.engine_choice import game_batch
@@ -55,9 +55,16 @@ class EvalConfig:
     # None: worker processes on this machine; "local": Ray (RAY_ADDRESS's cluster if set, else a
     # local Ray of ``workers`` CPUs); or a Ray cluster's address
     ray: str | None = None
+    # the networks named by path may play a table outside the set they learned (crates eval
+    # --other-table): a measurement there, never a covered table's figure; report.json says so
+    other_table: bool = False
 
     def env_kwargs(self) -> dict[str, Any]:
         return {"preset": self.preset, "num_players": self.num_players, **self.options}
+
+    def agent(self, spec: str, table: Table, seed: int | None) -> Agent:
+        """The agent ``spec`` names, at ``table`` (``make_agent``, with ``other_table``)."""
+        return make_agent(spec, table, seed=seed, other_table=self.other_table)
 
 
 @dataclass
@@ -129,7 +136,7 @@ def looks_ahead(config: EvalConfig, table: Table) -> bool:
     """Whether an agent of ``config`` looks ahead in the reference engine's game
     (SearchAgent): its games then run on that engine; ``engine="vector"`` says it cannot."""
     ahead = any(
-        make_agent(spec, table, seed=0).looks_ahead for spec in dict.fromkeys(config.agents)
+        config.agent(spec, table, seed=0).looks_ahead for spec in dict.fromkeys(config.agents)
     )
     if ahead and config.engine == "vector":
         raise ValueError("engine='vector' cannot play an agent that looks ahead in the game")
@@ -217,7 +224,7 @@ class _Game:
         # a fresh agent a seat, seeded by the game and seat alone (a checkpoint is loaded once a
         # process: agents.policy)
         self.seats = [
-            make_agent(
+            config.agent(
                 config.agents[a], table, seed=seed_of(config.seed, self.deal, self.lineup_index, s)
             )
             for s, a in enumerate(self.lineup)

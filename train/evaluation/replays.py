@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents import Table, make_agent
+from agents import Table
 from crates_env.game import Game
 from crates_env.observation import Observer
 from crates_env.payouts import legal_mask
@@ -58,7 +58,7 @@ def _replay(config: EvalConfig, task: Task, search: bool = False) -> tuple[Repla
     observer = Observer(table.rules)
     # agents of their own to explain the moves: asking those that play would change their
     # random streams, and with them the game
-    explainers = [make_agent(config.agents[a], table, seed=s) for s, a in enumerate(seating)]
+    explainers = [config.agent(config.agents[a], table, seed=s) for s, a in enumerate(seating)]
 
     def watch(game: Game, action: int) -> None:
         observation, mask = observer.encode(game.view(game.to_play)), legal_mask(game)
@@ -67,6 +67,7 @@ def _replay(config: EvalConfig, task: Task, search: bool = False) -> tuple[Repla
 
     (record,) = play_games(config, [task], watch=watch)
     options = "".join(f" --rule {k}={v}" for k, v in config.options.items())
+    options += " --other-table" if config.other_table else ""
     agents = " ".join(config.agents)
     about = (
         "seats: " + ", ".join(f"p{s} {name}" for s, name in enumerate(names)),

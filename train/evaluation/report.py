@@ -27,6 +27,11 @@ from .stats import PairComparison, Report, pair_comparisons, records_by_deal
 
 NAME_WIDTH = 30  # the agent column: room for a SearchAgent and its settings
 DEAL_COLUMNS = ("points", "win share", "standing")  # deals.csv: one of each per agent
+# the header's line for a run whose networks may play a table they never learned
+OTHER_TABLE = (
+    "--other-table: the networks may play a table outside the set they learned (a measurement "
+    "there, not a learned table's figure)"
+)
 
 
 def format_report(report: Report) -> str:
@@ -43,6 +48,7 @@ def format_report(report: Report) -> str:
     lines = [
         f"{cfg['preset']}, {cfg['num_players']} players, {cfg['deals']} deals{partial} "
         f"(duplicate, seed {cfg['seed']}); {wins}",
+        *([OTHER_TABLE] if cfg.get("other_table") else []),
         f"{'agent':<{NAME_WIDTH}} {'games':>6} {'win rate':>9} {'median':>8} {'points/game':>18} "
         f"{'no pressure':>11} {'pressures':>9} {'count cards':>11} {'rating':>7}",
     ]

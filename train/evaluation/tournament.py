@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from multiprocessing.pool import Pool
 
-from agents import Table, make_agent
+from agents import Table
 from crates_env.engine_choice import ENGINES
 from crates_env.processes import one_thread_worker
 from train.config import rules_of
@@ -45,7 +45,7 @@ def validate(config: EvalConfig) -> Table:
         )
     table = Table.from_rules(rules)
     for spec in dict.fromkeys(config.agents):
-        make_agent(spec, table, seed=0)  # raises for an unknown name or a bad checkpoint
+        config.agent(spec, table, seed=0)  # raises for an unknown name or a bad checkpoint
     return table
 
 
