@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
+from dataclasses import replace
 
 import pytest
 
@@ -29,7 +30,12 @@ from crates_env.rules import make_ruleset
 from crates_env.table_observation import COVERED_TABLES
 from train.cli import main
 from train.config import load_config
+from train.evaluation import EvalConfig, format_report, run, summarize, validate
+from train.evaluation.bench import parse_tables
+from train.evaluation.report import OTHER_TABLE
 from train.ppo import atomic_save_model, make_vec_env, new_model
+
+from .scripts import benchmark
 
 CRATES_4 = make_ruleset("crates", 4)
 # the slices of each observation layout version: a change to SLICES must bump LAYOUT_VERSION
@@ -268,6 +274,103 @@ def test_crates_eval_of_shipped_at_a_table_without_one_is_one_clear_line(tmp_pat
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "no shipped network for 7-player craits" in err and err.count("\n") == 1
+
+
+MIXTURE = "checkpoints/mixture.zip"  # the table layout's network of the 28 covered tables
+CRATES_4P = "checkpoints/crates_4p.zip"  # a seat-layout network of 4-player crates
+# 7-player craits (no preset's covered table), three-card hands so that a game is short: the
+# deal schedule is not part of a table, so this is still a table the mixture never learned
+CRAITS_7 = ["--preset", "craits", "--players", "7", "--rule", "deal_schedule=[3]"]
+
+
+def _eval(tmp_path, name: str, *argv: str) -> list[str]:
+    """``crates eval`` of the mixture against HeuristicAgent, 4 deals, into ``tmp_path/name``."""
+    out = tmp_path / name
+    agents = ["--agents", MIXTURE, "heuristic", "--deals", "4", "--quiet", "--no-tensorboard"]
+    return ["eval", *agents, *argv, "--out", str(out)]
+
+
+def test_crates_eval_plays_a_network_off_its_tables_only_with_other_table(tmp_path, capsys):
+    """Without --other-table the mixture is refused at 7-player craits as anywhere off its
+    set; with it, it plays there, in this process and in worker processes alike, and the
+    report says the flag was on."""
+    with pytest.raises(SystemExit) as exit_:
+        main(_eval(tmp_path, "refused", *CRAITS_7, "--workers", "1"))
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert (
+        "4-player zimbabwe, 5-player zimbabwe and 6-player zimbabwe, and this table is 7-player "
+        "craits; a network plays only at the tables it learned (to start a network for this "
+        f"table from it, train with init: {MIXTURE} and init_other_table: true)" in err
+    )
+    deals = {}
+    for workers in ("1", "2"):
+        name = f"workers{workers}"
+        assert main(_eval(tmp_path, name, *CRAITS_7, "--workers", workers, "--other-table")) == 0
+        printed = capsys.readouterr().out
+        assert OTHER_TABLE in printed.splitlines()[2]  # under the table's line
+        report = json.loads((tmp_path / name / "report.json").read_text())
+        assert report["config"]["other_table"] is True
+        assert [a["games"] for a in report["agents"]] == [8, 8]  # 4 deals in 2 seatings
+        deals[workers] = (tmp_path / name / "deals.csv").read_text()
+    assert deals["1"] == deals["2"]
+
+
+def test_other_table_reaches_the_network_and_the_report():
+    """EvalConfig.other_table makes the agents of a path with ``other_table`` (the evaluation
+    checks every agent before a game: validate); the report's header says it only then."""
+    table = _table("craits", 7, deal_schedule=[3])
+    config = EvalConfig(
+        agents=(MIXTURE, "heuristic"),
+        preset="craits",
+        num_players=7,
+        options={"deal_schedule": [3]},
+        deals=2,
+        workers=1,
+        other_table=True,
+    )
+    assert isinstance(config.agent(MIXTURE, table, seed=0), PolicyAgent)
+    records = run(config, progress=False)
+    assert OTHER_TABLE in format_report(summarize(config, records))
+    assert OTHER_TABLE not in format_report(summarize(replace(config, other_table=False), records))
+    with pytest.raises(ValueError, match="and this table is 7-player craits; a network plays"):
+        validate(replace(config, other_table=False))
+
+
+def test_other_table_does_not_make_a_network_read_another_size_nor_ship_one(tmp_path, capsys):
+    """A seat-layout network reads one size of table: at 3 players the 4-player network is
+    refused even with --other-table, naming the sizes; and shipped keeps to its index."""
+    three = _table("crates", 3)
+    with pytest.raises(ValueError, match=r"observes 284 values, but this table \(crates, 3 pl"):
+        make_agent(CRATES_4P, three, other_table=True)
+    for agents, message in [
+        ([CRATES_4P, "heuristic"], f"{CRATES_4P}: the network observes 284 values, but this "
+         "table (crates, 3 players) gives 275"),
+        (["shipped", "heuristic"], "no shipped network for 3-player crates (standig_jokers=True)"),
+    ]:  # fmt: skip
+        argv = ["eval", "--agents", *agents, "--preset", "crates", "--players", "3"]
+        argv += ["--rule", "standig_jokers=true", "--other-table", "--deals", "1"]
+        with pytest.raises(SystemExit) as exit_:
+            main([*argv, "--out", str(tmp_path / "out")])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
+
+
+def test_covered_tables_plays_tables_off_the_covered_list_with_other_table(tmp_path):
+    """benchmarks/covered_tables.py: a table outside the covered list takes the seed after
+    theirs, --rule's options name the folder, and --other-table reaches the evaluation."""
+    covered_tables = benchmark("covered_tables")
+    assert parse_tables("craits:7,crazy_eights:7") == (("craits", 7), ("crazy_eights", 7))
+    agents = (MIXTURE, "heuristic")
+    options = {"deal_schedule": [3]}
+    covered_tables.play(agents, [("craits", 7)], 2, 100, tmp_path, 1, options)  # refused
+    assert not list(tmp_path.iterdir())
+    covered_tables.play(agents, [("craits", 7)], 2, 100, tmp_path, 1, options, other_table=True)
+    report = json.loads((tmp_path / "craits_7p_deal_schedule=[3]" / "report.json").read_text())
+    config = report["config"]
+    assert (config["seed"], config["options"], config["other_table"]) == (128, options, True)
 
 
 def test_training_starts_from_another_tables_network_only_when_asked(tmp_path):
