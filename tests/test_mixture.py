@@ -127,6 +127,6 @@ def test_a_mixture_run_makes_a_network_of_its_tables(tmp_path, one_torch_thread)
     from train.cli.commands import network_lines
 
     (line,) = network_lines([str(path), "heuristic"], "zimbabwe", 5, {"max_hands": 2})
-    assert line.endswith("a network of 3-player crates and 5-player zimbabwe (table layout 1)")
+    assert line == f"{path}: a network of 3-player crates and 5-player zimbabwe (table layout 1)"
     more = load_config("configs/default.yaml", [*overrides, "total_steps=128"])
     assert read_checkpoint(train(more, resume=True)).training["num_timesteps"] >= 128

@@ -63,7 +63,8 @@ def network_lines(
         agent = make_agent(spec, table, seed=0, other_table=other_table)
         network = getattr(agent, "base_policy", agent)
         if isinstance(network, PolicyAgent):
-            lines.append(f"{spec}: {network.describe()}")
+            about = network.describe()  # it starts with the file: said once for a path
+            lines.append(about if spec == str(network.path) else f"{spec}: {about}")
     return lines
 
 
