@@ -1,4 +1,6 @@
-"""Warm start: clone a scripted teacher into the policy before PPO takes over.
+"""Warm start: clone a teacher into the policy before PPO takes over: a scripted agent, or a
+network (distillation: a network of each table into one network of a mixture, soft targets
+its whole distribution over the legal moves).
 
 PPO from scratch needs millions of steps to find what a card player knows (keep a wild, answer
 a count, hit the player about to go out). Cloning the teacher first starts self-play at the
@@ -51,7 +53,8 @@ def warm_start(
     start = time.perf_counter()
     settings = demo_settings(config)
     taught = table_teachers(config)
-    who = " and ".join(sorted({teacher for _, _, teacher in taught}))
+    specs = sorted({teacher for _, _, teacher in taught})
+    who = " and ".join(specs) if len(specs) <= 3 else f"{len(specs)} teachers"
     if ws.demos and Path(ws.demos).exists():
         demos = Demonstrations.load(Path(ws.demos), settings)
     else:
@@ -65,7 +68,8 @@ def warm_start(
             seed=config.seed,
             soft=ws.soft,
         )
-        print(f"warm start: {ws.games} games of {who} to clone")
+        into = f" into init's network ({config.init})" if config.init else ""
+        print(f"warm start: {ws.games} games of {who} to clone{into}")
         games = Progress("warm start", ws.games, "teacher games")
         if len(config.played_tables()) == 1:
             ((_, env_kwargs, teacher),) = taught
