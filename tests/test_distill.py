@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -21,7 +23,7 @@ from train.imitation import (
     policy_heads,
     table_teachers,
 )
-from train.ppo import atomic_save_model, make_vec_env, new_model
+from train.ppo import STATE, atomic_save_model, make_vec_env, new_model
 
 from .test_train import TINY
 
@@ -224,7 +226,7 @@ def test_init_with_teachers_clones_into_inits_network_at_the_mapped_tables(
     mapped = f"warm_start.teachers={{craits:2: {craits}}}"
     # init alone: no warm start, as before; init with the map alone: the mapped tables only
     assert not load_config(None, run).warm_start.teaches()
-    config = load_config(None, [*run, mapped, "warm_start.games=2"])
+    config = load_config(None, [*run, mapped, "warm_start.games=2", "warm_start.soft=true"])
     assert config.warm_start.teacher == ""
     assert [(i, t) for i, _, t in table_teachers(config)] == [(0, str(craits))]
     # init with a teacher named: every table, into init's network
@@ -246,5 +248,7 @@ def test_init_with_teachers_clones_into_inits_network_at_the_mapped_tables(
     initial = load_network(start).policy.state_dict()
     assert seen["weights"].keys() == initial.keys()
     assert all(seen["weights"][k].equal(v) for k, v in initial.items())
+    state = json.loads((config.run_dir / STATE).read_text())["warm_start"]
+    assert state["teachers"] == {"craits:2": str(craits)} and state["samples"] > 0
     trained = load_network(config.run_dir / "latest.zip").policy.state_dict()
     assert not all(trained[k].equal(v) for k, v in initial.items())
