@@ -70,7 +70,8 @@ class BaselineChecks:
 
 @dataclass
 class WarmStartConfig:
-    """Clone a scripted teacher into the policy before PPO starts (train/imitation.py)."""
+    """Clone a teacher into the policy before PPO starts (train/imitation.py): a scripted
+    agent, or by table a network (distillation)."""
 
     # A scripted agent's name, or "search" (HeuristicAgent improved by rollouts where the stock
     # runs short, agents/search.py); "" starts PPO from a random policy (or from init's).
