@@ -90,36 +90,46 @@ class PolicyAgent(Agent):
     def _act_group(cls, agents, observations, masks, games=None) -> np.ndarray:
         """Row ``i``'s action by ``agents[i]``: one forward pass for every row; a sampling
         agent draws its row's action from its own generator."""
-        obs = np.asarray(observations, dtype=np.float32)
-        masks = np.asarray(masks, dtype=bool)
-        if obs.ndim != 2 or masks.shape != (obs.shape[0], NUM_ACTIONS):
-            raise ValueError(
-                f"act_batch needs observations (batch, size) and masks (batch, {NUM_ACTIONS}); "
-                f"got {obs.shape} and {masks.shape}"
-            )
+        obs, masks = _checked(observations, masks)
         first = agents[0]
-        if first._view is not None:
-            obs = first._view.widen(obs)
-        # The network sees only the rows with a choice: about half of a search's rollout
-        # positions are a forced draw or pass, and "one card" is called without asking it.
-        actions, asks = forced_moves(masks)
-        if first.auto_announce:
-            asks &= ~masks[:, ANNOUNCE]
-            actions[masks[:, ANNOUNCE]] = ANNOUNCE
+        actions, asks = first._unasked(masks)
         if not first.deterministic:  # every agent draws, asked or not: its stream stays one
             draws = np.array([agent.rng.random() for agent in agents])
         rows = np.flatnonzero(asks)
         if rows.size:
-            legal = masks[rows]
-            logits = first._logits(obs[rows], legal)
-            logits[~legal] = -np.inf
+            logits = first._masked_logits(obs[rows], masks[rows])
             if first.deterministic:
                 actions[rows] = logits.argmax(axis=1)
             else:  # sample from the masked softmax
-                p = np.exp(logits - logits.max(axis=1, keepdims=True))
-                p /= p.sum(axis=1, keepdims=True)
+                p = _softmax(logits)
                 actions[rows] = (p.cumsum(axis=1) > draws[rows, None]).argmax(axis=1)
         return actions.astype(np.int64)
+
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The agent's distribution over the actions of each row (``(batch, NUM_ACTIONS)``,
+        zero where illegal): the network's masked softmax where it is asked (a sampling agent
+        draws from it, a deterministic one plays its likeliest move), and all on the move it
+        makes unasked (a forced move, the "one card" call with ``auto_announce``). What a
+        student learns from it as a teacher (the warm start's soft targets), through the same
+        forward pass as :meth:`act_batch`."""
+        obs, masks = _checked(observations, masks)
+        actions, asks = self._unasked(masks)
+        p = np.zeros(masks.shape)
+        p[np.arange(len(p)), actions] = 1.0
+        rows = np.flatnonzero(asks)
+        if rows.size:
+            p[rows] = _softmax(self._masked_logits(obs[rows], masks[rows]))
+        return p
+
+    def _unasked(self, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's move where the network is not asked, and the rows where it is: it sees
+        only the rows with a choice (about half of a search's rollout positions are a forced
+        draw or pass), and "one card" is called without asking it."""
+        actions, asks = forced_moves(masks)
+        if self.auto_announce:
+            asks &= ~masks[:, ANNOUNCE]
+            actions[masks[:, ANNOUNCE]] = ANNOUNCE
+        return actions, asks
 
     def explain(self, observation: np.ndarray, action_mask: np.ndarray, **_: Any) -> Explanation:
         """The network's probability of each legal move (its softmax over them) and its value
@@ -127,16 +137,13 @@ class PolicyAgent(Agent):
         the seat cannot know its input). It needs neither the game nor a search (``game=``,
         ``search=``, which the protocol passes every agent)."""
         obs = np.asarray(observation, dtype=np.float32)[None, :]
-        if self._view is not None:
-            obs = self._view.widen(obs)
         mask = np.asarray(action_mask, dtype=bool)
         legal = np.flatnonzero(mask)
-        logits = self._logits(obs, mask[None, :])[0, legal]
-        weights = np.exp(logits - logits.max())
+        p = _softmax(self._masked_logits(obs, mask[None, :]))[0, legal]
         return Explanation(
             moves=tuple(int(a) for a in legal),
-            probabilities=tuple(float(p) for p in weights / weights.sum()),
-            value=self._value(obs),
+            probabilities=tuple(float(x) for x in p),
+            value=self._value(obs if self._view is None else self._view.widen(obs)),
         )
 
     def _value(self, obs: np.ndarray) -> float | None:
@@ -148,6 +155,15 @@ class PolicyAgent(Agent):
 
         with torch.no_grad():
             return float(policy.predict_values(torch.as_tensor(obs))[0, 0])
+
+    def _masked_logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The logits of the rows of ``obs`` (in the layout the agent is handed), -inf where
+        ``masks`` says illegal."""
+        if self._view is not None:
+            obs = self._view.widen(obs)
+        logits = self._logits(obs, masks)
+        logits[~masks] = -np.inf
+        return logits
 
     def _logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The policy's action logits, straight through its network (no SB3 predict overhead;
@@ -168,6 +184,25 @@ class PolicyAgent(Agent):
         from .networks import Actor
 
         return Actor.of(self.policy)
+
+
+def _checked(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Observations as float32 and masks as bool, ValueError unless they are ``(batch, size)``
+    and ``(batch, NUM_ACTIONS)``."""
+    obs = np.asarray(observations, dtype=np.float32)
+    masks = np.asarray(masks, dtype=bool)
+    if obs.ndim != 2 or masks.shape != (obs.shape[0], NUM_ACTIONS):
+        raise ValueError(
+            f"act_batch needs observations (batch, size) and masks (batch, {NUM_ACTIONS}); "
+            f"got {obs.shape} and {masks.shape}"
+        )
+    return obs, masks
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    """Each row's softmax (-inf logits get probability 0)."""
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return p / p.sum(axis=1, keepdims=True)
 
 
 def is_rllib_module(path: Path) -> bool:

@@ -70,11 +70,20 @@ class BaselineChecks:
 
 @dataclass
 class WarmStartConfig:
-    """Clone a scripted teacher into the policy before PPO starts (train/imitation.py)."""
+    """Clone a teacher into the policy before PPO starts (train/imitation.py): a scripted
+    agent, or by table a network (distillation)."""
 
     # A scripted agent's name, or "search" (HeuristicAgent improved by rollouts where the stock
-    # runs short, agents/search.py); "" starts PPO from a random policy.
+    # runs short, agents/search.py); "" starts PPO from a random policy (or from init's).
     teacher: str = ""
+    # The teacher at chosen tables of the run, by table ("craits:2", as tables names them): an
+    # agent's name or the path of a checkpoint that learned that table. The other tables learn
+    # from teacher (and fallback); with teacher "" they are left out of the warm start.
+    teachers: dict[str, str] = field(default_factory=dict)
+    # The actor learns a network teacher's whole distribution over the legal moves (the
+    # cross-entropy to its probabilities), not only the move it plays; a scripted teacher's
+    # distribution is its move.
+    soft: bool = False
     opponent: str = "heuristic"  # who the teacher plays against
     # the teacher at a table of a mixture where the teacher does not play (``shipped``, where
     # the package has no network there); "" refuses such a table
@@ -91,6 +100,10 @@ class WarmStartConfig:
     # these settings), otherwise collected and written there, so a slow teacher's games can be
     # cloned again without playing them again. "" keeps them in memory only.
     demos: str = ""
+
+    def teaches(self) -> bool:
+        """Whether the run has a warm start: a teacher at some table."""
+        return bool(self.teacher or self.teachers)
 
 
 @dataclass
@@ -237,10 +250,11 @@ class TrainConfig:
         default_factory=lambda: WarmStartConfig(teacher="heuristic", games=300)
     )
     expert: ExpertConfig = field(default_factory=ExpertConfig)
-    # A checkpoint (agents.checkpoints) whose weights start a new run (instead of a fresh
-    # network and its warm start: a config that gives init and no warm_start.teacher clones
-    # nobody); expert iteration's PPO refinement starts from each round's network. "shipped" is
-    # the network the package ships for this table.
+    # A checkpoint (agents.checkpoints) whose weights start a new run instead of a fresh
+    # network: a config that gives init and no warm_start.teacher clones no teacher there (only
+    # warm_start.teachers, if given), and one that names both clones into init's network
+    # (distillation into a common ancestor); expert iteration's PPO refinement starts from each
+    # round's network. "shipped" is the network the package ships for this table.
     init: str = ""
     # A network remembers the table it learned at (agents.checkpoints) and init refuses one of
     # another table unless this says so: a kreights network may start from the crates one
@@ -468,11 +482,15 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Tr
     return config
 
 
+# keys whose value is a mapping of the user's, not a section of keys
+MAPPINGS = ("rules", "scripted", "teachers")
+
+
 def _given(data: dict[str, Any], prefix: str = "") -> list[str]:
     """The dotted keys a config's data sets (a section's keys, not the section)."""
     keys = []
     for name, value in data.items():
-        if isinstance(value, dict) and name not in ("rules", "scripted"):
+        if isinstance(value, dict) and name not in MAPPINGS:
             keys += _given(value, f"{prefix}{name}.") or [prefix + name]
         else:
             keys.append(prefix + name)
@@ -659,8 +677,7 @@ def _check_values(c: TrainConfig) -> None:
         raise ValueError(f"init must be shipped or a checkpoint file, not {c.init!r}")
     if c.init_other_table and not c.init:
         raise ValueError("init_other_table: true needs init, the network to start from")
-    if c.init and c.warm_start.teacher:
-        raise ValueError("init and warm_start.teacher both start the network: give one of them")
+    _check_teachers(c)
     _check_expert(c)
     for name in c.eval.baselines:
         if name not in AGENT_NAMES:
@@ -710,12 +727,53 @@ def _check_tables(c: TrainConfig) -> None:
             f"warm_start.fallback names {ws.fallback!r}; valid: {', '.join(AGENT_NAMES)}"
         )
     if ws.teacher == SHIPPED and not ws.fallback:
-        bare = [table_key(*t) for t in tables if not has_shipped_network(rules_of(*t, c.rules))]
+        bare = [
+            table_key(*t)
+            for t in tables
+            if table_key(*t) not in ws.teachers and not has_shipped_network(rules_of(*t, c.rules))
+        ]
         if bare:
             raise ValueError(
                 f"warm_start.teacher shipped has no network at {', '.join(bare)}: give "
                 "warm_start.fallback (the teacher there, e.g. heuristic)"
             )
+
+
+def _check_teachers(c: TrainConfig) -> None:
+    """``warm_start.teachers``: tables of the run, each taught by an agent's name or the path
+    of a checkpoint that learned it (read as ``PolicyAgent`` reads it to play there)."""
+    teachers = c.warm_start.teachers
+    if not teachers:
+        return
+    from agents import AGENT_NAMES, PolicyAgent, Table
+    from agents.checkpoints import TableRecord, read_checkpoint
+    from agents.shipped import SHIPPED, has_shipped_network
+
+    tables = {table_key(*t): t for t in c.played_tables()}
+    for key, teacher in teachers.items():
+        where = f"warm_start.teachers.{key}"
+        if key not in tables:
+            raise ValueError(
+                f"warm_start.teachers names {key!r}, which is not a table of this run; its "
+                f"tables: {', '.join(tables)}"
+            )
+        names = f"an agent ({', '.join(AGENT_NAMES)}) or the path of a checkpoint (.zip)"
+        if not isinstance(teacher, str) or not teacher:
+            raise ValueError(f"{where} must be {names}, not {teacher!r}")
+        rules = rules_of(*tables[key], c.rules)
+        if teacher == SHIPPED and not has_shipped_network(rules):
+            raise ValueError(f"{where} is shipped, and the package has no network at {key}")
+        if teacher in AGENT_NAMES:
+            continue
+        if not Path(teacher).is_file():
+            raise ValueError(f"{where} names {teacher!r}: no such file, and not {names}")
+        try:
+            learned = read_checkpoint(teacher).mismatch(TableRecord.of(rules))
+            if learned:
+                raise ValueError(f"{teacher}: {learned}; a teacher teaches only a table it learned")
+            PolicyAgent(teacher, table=Table.from_rules(rules))  # it reads this table's games
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
 
 
 def _check_run_name(name: str) -> None:

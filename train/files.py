@@ -71,22 +71,21 @@ def load_arrays(
     """The named arrays of a file written by :func:`save_arrays`. ValueError if it is not one
     (``what`` says what it should be) or, with ``settings``, was made under other settings:
     the message names each setting that differs, then ``hint`` (what to do about it)."""
+    differ: list[str] = []
     try:
         with np.load(path) as data:
             saved = json.loads(str(data["settings"]))
-            arrays = {name: data[name] for name in names}
+            if settings is not None:  # first: other settings may keep other arrays
+                expected = json.loads(json.dumps(settings, sort_keys=True))  # tuples: lists
+                differ = sorted(
+                    k for k in expected.keys() | saved.keys() if saved.get(k) != expected.get(k)
+                )
+            arrays = {} if differ else {name: data[name] for name in names}
     except (OSError, KeyError, ValueError, TypeError) as exc:
         raise ValueError(f"{path}: not {what} ({exc})") from None
-    if settings is not None:
-        expected = json.loads(json.dumps(settings, sort_keys=True))  # tuples read back as lists
-        differ = sorted(
-            k for k in expected.keys() | saved.keys() if saved.get(k) != expected.get(k)
-        )
-        if differ:
-            detail = ", ".join(
-                f"{k}: {saved.get(k)!r} there, {expected.get(k)!r} here" for k in differ
-            )
-            raise ValueError(f"{path} was made under other settings ({detail}){hint}")
+    if differ:
+        detail = ", ".join(f"{k}: {saved.get(k)!r} there, {expected.get(k)!r} here" for k in differ)
+        raise ValueError(f"{path} was made under other settings ({detail}){hint}")
     return arrays
 
 

@@ -1,4 +1,6 @@
-"""Warm start: clone a scripted teacher into the policy before PPO takes over.
+"""Warm start: clone a teacher into the policy before PPO takes over: a scripted agent, or a
+network (distillation: a network of each table into one network of a mixture, soft targets
+its whole distribution over the legal moves).
 
 PPO from scratch needs millions of steps to find what a card player knows (keep a wild, answer
 a count, hit the player about to go out). Cloning the teacher first starts self-play at the
@@ -17,6 +19,7 @@ back from ``warm_start.demos``), then the clone.
 from __future__ import annotations
 
 import functools
+import hashlib
 import multiprocessing as mp
 import time
 from collections.abc import Callable
@@ -27,10 +30,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents import Table, make_agent
+from agents import Agent, PolicyAgent, Table, make_agent
 from agents.base import decide_batch
 from crates_env.env import raw_env
 from crates_env.processes import serve_parent
+from crates_env.table_observation import table_key
 from train.config import TrainConfig, WarmStartConfig
 from train.files import load_arrays, save_arrays
 from train.opponents import PoolSpec
@@ -48,25 +52,31 @@ def warm_start(
     ws = config.warm_start
     start = time.perf_counter()
     settings = demo_settings(config)
+    taught = table_teachers(config)
+    specs = sorted({teacher for _, _, teacher in taught})
+    who = " and ".join(specs) if len(specs) <= 3 else f"{len(specs)} teachers"
     if ws.demos and Path(ws.demos).exists():
         demos = Demonstrations.load(Path(ws.demos), settings)
     else:
         plan = Collection(
-            teacher=teacher_spec(ws),
+            teacher="",  # each table's (taught)
             games=ws.games,
             gamma=config.ppo.gamma,
             opponent=ws.opponent,
             learner=learner_spec(config, shaping),
             num_envs=config.num_envs,
             seed=config.seed,
+            soft=ws.soft,
         )
-        print(f"warm start: {ws.games} games of {ws.teacher} to clone")
+        into = f" into init's network ({config.init})" if config.init else ""
+        print(f"warm start: {ws.games} games of {who} to clone{into}")
         games = Progress("warm start", ws.games, "teacher games")
-        tables = config.table_kwargs()
-        if len(tables) == 1:
-            demos = collect(tables[0], plan, workers=ws.workers, progress=games)
+        if len(config.played_tables()) == 1:
+            ((_, env_kwargs, teacher),) = taught
+            one = replace(plan, teacher=teacher)
+            demos = collect(env_kwargs, one, workers=ws.workers, progress=games)
         else:
-            demos = collect_mixture(tables, plan, ws, progress=games)
+            demos = collect_mixture(taught, plan, ws.workers, progress=games)
         if ws.demos:
             demos.save(Path(ws.demos), settings)
     epochs = Progress("warm start", ws.epochs, f"epochs over {len(demos):,} decisions")
@@ -75,8 +85,10 @@ def warm_start(
         progress=epochs, threads=functools.partial(learner_threads, config.torch_threads),
     )  # fmt: skip
     report = {"teacher": ws.teacher, **vars(stats), "seconds": time.perf_counter() - start}
+    if ws.teachers:
+        report["teachers"] = ws.teachers
     print(
-        f"warm start: cloned {ws.teacher} from {stats.games} games ({stats.samples} decisions): "
+        f"warm start: cloned {who} from {stats.games} games ({stats.samples} decisions): "
         f"{stats.accuracy:.1%} of its choices, value loss {stats.value_loss:.3f}, "
         f"{report['seconds']:.0f} s"
     )
@@ -88,13 +100,35 @@ def learner_spec(config: TrainConfig, shaping: PressureShaping | None) -> Learne
     return LearnerSpec(config.reward_transform, shaping, config.privileged_critic)
 
 
-def teacher_spec(ws: WarmStartConfig) -> str:
-    """The warm start's teacher as an agent spec: the search teacher with its settings."""
-    if ws.teacher == "search":
+def teacher_spec(ws: WarmStartConfig, teacher: str | None = None) -> str:
+    """A warm start's teacher (``teacher``, default ``ws.teacher``) as an agent spec: the
+    search teacher with its settings."""
+    teacher = ws.teacher if teacher is None else teacher
+    if teacher == "search":
         return (
             f"search:samples={ws.search_samples},stock_max={ws.search_stock_max},z={ws.search_z:g}"
         )
-    return ws.teacher
+    return teacher
+
+
+def table_teachers(config: TrainConfig) -> list[tuple[int, dict, str]]:
+    """Each table the warm start teaches, with its place among the run's tables, its
+    environment and its teacher (an agent spec or a checkpoint's path): ``warm_start.teachers``'
+    where it names one, else ``warm_start.teacher`` (``warm_start.fallback`` where that is
+    ``shipped`` and the package has no network there). A table with neither is left out."""
+    from agents.shipped import SHIPPED, has_shipped_network
+    from crates_env.engine_choice import rules_of_env
+
+    ws = config.warm_start
+    taught = []
+    tables = zip(config.played_tables(), config.table_kwargs(), strict=True)
+    for i, (table, env_kwargs) in enumerate(tables):
+        teacher = ws.teachers.get(table_key(*table), ws.teacher)
+        if teacher == SHIPPED and ws.fallback and not has_shipped_network(rules_of_env(env_kwargs)):
+            teacher = ws.fallback
+        if teacher:
+            taught.append((i, env_kwargs, teacher_spec(ws, teacher)))
+    return taught
 
 
 def demo_settings(config: TrainConfig) -> dict:
@@ -112,13 +146,24 @@ def demo_settings(config: TrainConfig) -> dict:
         "num_envs": config.num_envs,
         "seed": config.seed,
     }
-    if ws.teacher == "search":
+    if "search" in (ws.teacher, *ws.teachers.values()):
         settings["search"] = [ws.search_samples, ws.search_stock_max, ws.search_z]
     if len(config.played_tables()) > 1:
         settings.update(env=config.table_kwargs(), fallback=ws.fallback)
+    if ws.teachers:  # a network by its path and its bytes: trained on, it teaches otherwise
+        settings["teachers"] = {key: _teacher_record(t) for key, t in ws.teachers.items()}
+    if ws.soft:  # the file holds the teachers' probabilities
+        settings["soft"] = True
     if config.pressure_shaping:  # the returns the critic learns are shaped
         settings["pressure_shaping"] = config.pressure_shaping_games
     return settings
+
+
+def _teacher_record(teacher: str) -> str | dict:
+    """A teacher as demonstrations record it: its name, or a checkpoint's path and digest."""
+    if not Path(teacher).is_file():
+        return teacher
+    return {"path": teacher, "sha256": hashlib.sha256(Path(teacher).read_bytes()).hexdigest()}
 
 
 @dataclass
@@ -130,6 +175,9 @@ class Demonstrations:
     actions: np.ndarray  # (n,) int64
     returns: np.ndarray  # (n,) float32, discounted, in training reward units
     points: np.ndarray  # (games,) the teacher's side's points in each game
+    # (n, num_actions) float32: the teacher's probability of each move (warm_start.soft; a
+    # scripted teacher's is 1 on its move), which the actor then learns
+    probabilities: np.ndarray | None = None
 
     @property
     def games(self) -> int:
@@ -140,14 +188,16 @@ class Demonstrations:
 
     def save(self, path: Path, settings: dict) -> None:
         """Write the demonstrations and the settings they were collected with (atomically)."""
-        save_arrays(path, {f.name: getattr(self, f.name) for f in fields(self)}, settings)
+        arrays = {f.name: getattr(self, f.name) for f in fields(self)}
+        save_arrays(path, {k: v for k, v in arrays.items() if v is not None}, settings)
 
     @classmethod
     def load(cls, path: Path, settings: dict) -> Demonstrations:
         """Read demonstrations saved by :meth:`save`; ValueError if the file is not one, or was
-        collected with other settings (naming them)."""
+        collected with other settings (naming them: ``soft`` for a file without the teachers'
+        probabilities where they are wanted)."""
         hint = "; delete it or point warm_start.demos elsewhere"
-        names = [f.name for f in fields(cls)]
+        names = [f.name for f in fields(cls) if f.name != "probabilities" or settings.get("soft")]
         return cls(**load_arrays(path, names, settings, "a demonstrations file", hint))
 
 
@@ -167,6 +217,7 @@ class Collection:
     learner: LearnerSpec = field(default_factory=LearnerSpec)
     num_envs: int = 16
     seed: int = 0
+    soft: bool = False  # record the teacher's probabilities (teacher_probabilities)
 
 
 def collect(
@@ -198,10 +249,13 @@ def collect(
     while len(points) < plan.games:
         in_play = [games.games.game(i) for i in range(plan.num_envs)] if searching else None
         # the teacher reads the seat layout, as every agent does, whatever the learner reads
-        actions = decide_batch(teachers, games.games.observe(), masks, in_play)
+        seen = games.games.observe()
+        actions = decide_batch(teachers, seen, masks, in_play)
+        probs = teacher_probabilities(teachers[0], seen, masks, actions) if plan.soft else None
         next_obs, rewards, dones, infos, next_masks = games.step(actions)
         for i in range(plan.num_envs):
-            running[i].append((obs[i], masks[i], actions[i], float(rewards[i])))
+            step = (obs[i], masks[i], actions[i], float(rewards[i]))
+            running[i].append(step if probs is None else (*step, probs[i]))
             if dones[i]:
                 finished.extend(_with_returns(running[i], plan.gamma))
                 running[i] = []
@@ -209,44 +263,55 @@ def collect(
                 if progress is not None:
                     progress.update(len(points))
         obs, masks = next_obs, next_masks
-    o, m, a, g = zip(*finished, strict=True)
+    o, m, a, g, *p = zip(*finished, strict=True)
     return Demonstrations(
         np.stack(o).astype(np.float32),
         np.stack(m).astype(bool),
         np.asarray(a, dtype=np.int64),
         np.asarray(g, dtype=np.float32),
         np.asarray(points, dtype=float),
+        np.stack(p[0]).astype(np.float32) if p else None,
     )
 
 
-def collect_mixture(
-    tables: list[dict], plan: Collection, ws: WarmStartConfig, progress: Progress | None = None
-) -> Demonstrations:
-    """``collect`` at every table of a mixture, one table after another (each from a seed of
-    its own, its share of the games up to ``num_envs`` at once), the teacher ``ws.fallback`` at
-    a table where ``ws.teacher`` does not play (``shipped``, where the package has no
-    network)."""
-    from agents.shipped import SHIPPED, has_shipped_network
-    from crates_env.engine_choice import rules_of_env
+def teacher_probabilities(
+    teacher: Agent, observations: np.ndarray, masks: np.ndarray, actions: np.ndarray
+) -> np.ndarray:
+    """The teacher's distribution over the actions of each row (``actions``: the moves it
+    made): a network's own (``PolicyAgent.probabilities``), a scripted teacher's all on its
+    move. The teachers of a collection are one agent spec, so one of them speaks for all."""
+    if isinstance(teacher, PolicyAgent):
+        return teacher.probabilities(observations, masks)
+    return np.eye(masks.shape[1])[actions]
 
+
+def collect_mixture(
+    taught: list[tuple[int, dict, str]],
+    plan: Collection,
+    workers: int = 1,
+    progress: Progress | None = None,
+) -> Demonstrations:
+    """``collect`` at every table of a mixture that the warm start teaches (``table_teachers``:
+    each table's place in the run, its environment and its teacher), one table after another,
+    each from a seed of its own (by its place), its share of the games up to ``num_envs`` at
+    once."""
     parts = []
-    share = -(-plan.games // len(tables))
+    share = -(-plan.games // len(taught))
     slots = min(share, plan.num_envs)
-    for i, env_kwargs in enumerate(tables):
-        teacher = plan.teacher
-        if teacher == SHIPPED and not has_shipped_network(rules_of_env(env_kwargs)):
-            teacher = ws.fallback
+    for done, (i, env_kwargs, teacher) in enumerate(taught, 1):
         part = replace(plan, teacher=teacher, games=share, num_envs=slots, seed=plan.seed + i)
-        parts.append(collect(env_kwargs, part, workers=ws.workers))
+        parts.append(collect(env_kwargs, part, workers=workers))
         if progress is not None:
-            progress.update(share * (i + 1))
+            progress.update(share * done)
     return _joined(parts)
 
 
 def _joined(parts: list[Demonstrations]) -> Demonstrations:
-    return Demonstrations(
-        *(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Demonstrations))
-    )
+    def joined(name: str) -> np.ndarray | None:
+        arrays = [getattr(p, name) for p in parts]
+        return None if arrays[0] is None else np.concatenate(arrays)
+
+    return Demonstrations(*(joined(f.name) for f in fields(Demonstrations)))
 
 
 def _collect_in_parallel(env_kwargs: dict, plan: Collection, workers: int) -> Demonstrations:
@@ -260,11 +325,12 @@ def _collect_in_parallel(env_kwargs: dict, plan: Collection, workers: int) -> De
 
 
 def _with_returns(steps: list[tuple], gamma: float) -> list[tuple]:
-    """(obs, mask, action, return) for one game, the return discounted from each step on."""
+    """The steps of one game, (obs, mask, action, reward, ...), each with the return discounted
+    from it on in the reward's place."""
     out, ret = [], 0.0
-    for obs, mask, action, reward in reversed(steps):
-        ret = reward + gamma * ret
-        out.append((obs, mask, action, ret))
+    for step in reversed(steps):
+        ret = step[3] + gamma * ret
+        out.append((*step[:3], ret, *step[4:]))
     return out[::-1]
 
 
@@ -300,7 +366,9 @@ def clone(
     fine-tuned instead: the rows it holds keep the policy's own choices as they were before
     training (the KL divergence from them), the others learn the teacher's move, weighted. With
     ``gains`` the actor learns every legal move's worth instead (:class:`Gains`; the teacher's
-    move then only scores the accuracy). ``progress`` hears of each epoch done; ``threads()``,
+    move then only scores the accuracy). Otherwise, demonstrations that carry the teacher's
+    probabilities (``warm_start.soft``) teach them: the cross-entropy to the teacher's whole
+    distribution over the legal moves. ``progress`` hears of each epoch done; ``threads()``,
     if given, says before each epoch how many threads torch takes (the cores free then), and
     torch's threads are as they were after.
     """
@@ -321,6 +389,7 @@ def _clone(
     own = _own_choices(policy, heads, x, legal) if hold is not None else None
     held = torch.as_tensor(hold.rows) if hold is not None else None
     worth = torch.as_tensor(gains.targets) if gains is not None else None
+    soft = None if demos.probabilities is None else torch.as_tensor(demos.probabilities)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
     policy.train(True)
@@ -337,10 +406,12 @@ def _clone(
             logits = raw.masked_fill(~legal[idx], -1e9)
             if gains is not None:
                 policy_loss = Gains.loss(raw, worth[idx], legal[idx])
-            elif hold is None:
-                policy_loss = torch.nn.functional.cross_entropy(logits, y[idx])
-            else:
+            elif hold is not None:
                 policy_loss = hold.loss(logits, y[idx], own[idx], held[idx])
+            elif soft is not None:  # illegal moves: the teacher's 0 times a finite log
+                policy_loss = -(soft[idx] * logits.log_softmax(1)).sum(1).mean()
+            else:
+                policy_loss = torch.nn.functional.cross_entropy(logits, y[idx])
             value_loss = torch.nn.functional.mse_loss(values, target[idx])
             optimizer.zero_grad()
             (policy_loss + value_loss).backward()

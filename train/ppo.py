@@ -102,7 +102,7 @@ def _train(config: TrainConfig, resume: bool) -> Path:
     try:
         model = resume_model(config, vec, snapshots) if resume else new_model(config, vec)
         # 2. Warm start
-        if not resume and config.warm_start.teacher:
+        if not resume and config.warm_start.teaches():
             state["warm_start"] = warm_start(model.policy, config, shaping)
         config.save()
         remaining = config.total_steps - model.num_timesteps

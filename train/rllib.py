@@ -286,7 +286,7 @@ def train_rllib(config: TrainConfig, resume: bool = False, address: str | None =
                 _seat_snapshot(algo, {key: weights[key] for key in weights.files})
         else:
             state = {"steps": 0, "last_eval": 0, "last_snapshot": 0, "snapshots": []}
-            if config.warm_start.teacher:
+            if config.warm_start.teaches():
                 state["warm_start"] = _warm_start(algo, config)
         return _loop(config, algo, state)
     finally:
