@@ -229,6 +229,9 @@ def test_init_with_teachers_clones_into_inits_network_at_the_mapped_tables(
     config = load_config(None, [*run, mapped, "warm_start.games=2", "warm_start.soft=true"])
     assert config.warm_start.teacher == ""
     assert [(i, t) for i, _, t in table_teachers(config)] == [(0, str(craits))]
+    # init with a teacher and no map: refused, the teacher would only overwrite init's play
+    with pytest.raises(ValueError, match=r"init and warm_start\.teacher both start the network"):
+        load_config(None, [*run, "warm_start.teacher=heuristic"])
     # init with a teacher named: every table, into init's network
     both = load_config(None, [*run, mapped, "warm_start.teacher=heuristic"])
     assert [t for _, _, t in table_teachers(both)] == [str(craits), "heuristic"]

@@ -677,6 +677,13 @@ def _check_values(c: TrainConfig) -> None:
         raise ValueError(f"init must be shipped or a checkpoint file, not {c.init!r}")
     if c.init_other_table and not c.init:
         raise ValueError("init_other_table: true needs init, the network to start from")
+    if c.init and c.warm_start.teacher and not c.warm_start.teachers:
+        # a teacher alone would overwrite init's play with its own: distilling networks into
+        # init's (warm_start.teachers) is the one reason to give both
+        raise ValueError(
+            "init and warm_start.teacher both start the network: give one of them (or "
+            "warm_start.teachers too, to distil those networks into init's)"
+        )
     _check_teachers(c)
     _check_expert(c)
     for name in c.eval.baselines:
