@@ -34,7 +34,9 @@ from agents.checkpoints import (
 )
 from train.config import load_config
 from train.convert import convert
-from train.ppo import atomic_save_model, make_vec_env, new_model
+from train.ppo import make_vec_env, new_model
+
+from .networks import untrained_network
 
 ROOT = Path(__file__).resolve().parent.parent
 CRATES = Table.from_rules("crates", 4)
@@ -92,13 +94,8 @@ def tiny(tmp_path_factory):
         "configs/default.yaml",
         ["net_arch=[8]", "num_envs=1", "workers=0", f"runs_dir={folder}", 'warm_start.teacher=""'],
     )
-    vec = make_vec_env(config)
-    try:
-        model = new_model(config, vec)
-    finally:
-        vec.close()
     new, old = folder / "new.zip", folder / "old.zip"
-    atomic_save_model(model, new, config)
+    model = untrained_network(config, new)
     model.save(old)
     table = {"preset": "crates", "num_players": 4, "options": {}, "layout_version": 1}
     with zipfile.ZipFile(old, "a") as archive:

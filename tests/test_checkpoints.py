@@ -33,8 +33,9 @@ from train.config import load_config
 from train.evaluation import EvalConfig, format_report, run, summarize, validate
 from train.evaluation.bench import parse_tables
 from train.evaluation.report import OTHER_TABLE
-from train.ppo import atomic_save_model, make_vec_env, new_model
+from train.ppo import make_vec_env, new_model
 
+from .networks import untrained_network
 from .scripts import benchmark
 
 CRATES_4 = make_ruleset("crates", 4)
@@ -60,14 +61,8 @@ def _network(tmp_path, preset: str, name: str = "net.zip", **rules):
             f"rules={json.dumps(rules)}",
         ],
     )
-    vec = make_vec_env(config)
-    try:
-        model = new_model(config, vec)
-    finally:
-        vec.close()
     path = tmp_path / name
-    atomic_save_model(model, path, config)
-    return path, model
+    return path, untrained_network(config, path)
 
 
 def test_the_layout_version_pins_the_observation_slices():

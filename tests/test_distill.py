@@ -23,8 +23,9 @@ from train.imitation import (
     policy_heads,
     table_teachers,
 )
-from train.ppo import STATE, atomic_save_model, make_vec_env, new_model
+from train.ppo import STATE, make_vec_env, new_model
 
+from .networks import untrained_network
 from .test_train import TINY
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -44,13 +45,8 @@ def _network(folder, tables: str, name: str, width: int = 8):
             'warm_start.teacher=""',
         ],
     )
-    vec = make_vec_env(config)
-    try:
-        model = new_model(config, vec)
-    finally:
-        vec.close()
     path = folder / name
-    atomic_save_model(model, path, config)
+    untrained_network(config, path)
     return path
 
 
