@@ -141,6 +141,10 @@ def test_the_settings_rllib_does_not_train_yet_are_refused_by_name(capsys):
     config = load_config(None, ["opponents.scripted={search: 1}"])
     with pytest.raises(ValueError, match="no search opponent"):
         check_supported(config)
+    # the module started fresh whatever init said
+    config = load_config(None, ["init=checkpoints/crates_4p.zip", "warm_start.teacher="])
+    with pytest.raises(ValueError, match=r"does not start from init yet \(checkpoints/crates_4p"):
+        check_supported(config)
     assert "--address is for --backend rllib" in fails(["train", "--address", "x:1"], capsys)
 
 

@@ -79,6 +79,11 @@ def check_supported(config: TrainConfig) -> None:
         )
     if "search" in config.opponents.scripted:
         raise ValueError("the rllib backend has no search opponent (it looks ahead in the game)")
+    if config.init:  # its module starts fresh: a run from init would silently not be one
+        raise ValueError(
+            f"the rllib backend does not start from init yet ({config.init}): leave init out, "
+            "or train with the sb3 backend"
+        )
 
 
 # ---------------------------------------------------------------------- the games
