@@ -252,9 +252,10 @@ class TrainConfig:
     expert: ExpertConfig = field(default_factory=ExpertConfig)
     # A checkpoint (agents.checkpoints) whose weights start a new run instead of a fresh
     # network: a config that gives init and no warm_start.teacher clones no teacher there (only
-    # warm_start.teachers, if given), and one that names both clones into init's network
-    # (distillation into a common ancestor); expert iteration's PPO refinement starts from each
-    # round's network. "shipped" is the network the package ships for this table.
+    # warm_start.teachers, if given); one that names both is refused unless warm_start.teachers
+    # maps networks to clone into init's (distillation into a common ancestor); expert
+    # iteration's PPO refinement starts from each round's network. "shipped" is the network
+    # the package ships for this table.
     init: str = ""
     # A network remembers the table it learned at (agents.checkpoints) and init refuses one of
     # another table unless this says so: a kreights network may start from the crates one
