@@ -26,8 +26,9 @@ tables or a covered table with other options.
 
 ``--chart`` reads the folders and draws the share of the decided deals in which the agent stood
 better than the baseline, per table, with its 95% interval and the 55% bar (green where the
-table is past it: 55% with sign p below 1e-6), and prints the rows (share, sign p, mean
-relative points).
+table is past it: 55% with sign p below 1e-6), prints the rows (share, sign p, mean
+relative points), and the verdict: how many tables are past the bar, and which rule systems are
+past it at every covered player count.
 """
 
 from __future__ import annotations
@@ -107,6 +108,26 @@ def row(report: dict) -> str:
     )
 
 
+def past_bar(pair: dict) -> bool:
+    """Past the bar: better in 55% of the decided deals, sign p below 1e-6."""
+    return pair["better_share"] >= BAR and pair["sign_p"] < BAR_P
+
+
+def verdict(passed: dict[tuple[str, int], bool]) -> list[str]:
+    """The bar's two counts over the measured tables: tables past it, and the rule systems
+    past it at every covered player count (a system with a count not measured is not)."""
+    counts: dict[str, list[int]] = {}
+    for preset, players in COVERED_TABLES:
+        counts.setdefault(preset, []).append(players)
+    whole = [p for p, ns in counts.items() if all(passed.get((p, n), False) for n in ns)]
+    missed = [f"{p} {n}p" for (p, n), ok in passed.items() if not ok]
+    return [
+        f"past the bar at {sum(passed.values())} of {len(passed)} tables measured",
+        f"rule systems past it at every player count: {len(whole)} ({', '.join(whole) or 'none'})",
+        f"below it: {', '.join(missed) or 'none'}",
+    ]
+
+
 def chart(out: Path, png: Path) -> None:
     """The share of decided deals per table, with its 95% interval and the bar."""
     import matplotlib
@@ -114,7 +135,8 @@ def chart(out: Path, png: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names, shares, errors, passed, agent, baseline = [], [], [], [], "", ""
+    names, shares, errors, agent, baseline = [], [], [], "", ""
+    passed: dict[tuple[str, int], bool] = {}
     for preset, players in COVERED_TABLES:
         path = out / f"{preset}_{players}p" / "report.json"
         if not path.is_file():
@@ -125,13 +147,13 @@ def chart(out: Path, png: Path) -> None:
         share = pair["better_share"]
         names.append(f"{preset} {players}p")
         shares.append(share)
-        passed.append(share >= BAR and pair["sign_p"] < BAR_P)
+        passed[preset, players] = past_bar(pair)
         agent = f"{pair['first']}, {report['config']['deals']} deals a table"
         baseline = pair["second"]
         errors.append(1.96 * (share * (1 - share) / decided) ** 0.5)
         print(f"{preset} {players}p: {row(report)}")
     fig, ax = plt.subplots(figsize=(10, 0.32 * len(names) + 1.2))
-    colours = ["tab:green" if ok else "tab:gray" for ok in passed]
+    colours = ["tab:green" if ok else "tab:gray" for ok in passed.values()]
     ax.barh(names[::-1], shares[::-1], xerr=errors[::-1], color=colours[::-1], capsize=2)
     ax.axvline(0.5, color="black", linewidth=0.8)
     ax.axvline(BAR, color="tab:red", linestyle="--", linewidth=0.8, label="the bar (55%)")
@@ -142,6 +164,7 @@ def chart(out: Path, png: Path) -> None:
     fig.tight_layout()
     fig.savefig(png, dpi=100)
     print(f"wrote {png}")
+    print("\n".join(verdict(passed)))
 
 
 def main() -> None:

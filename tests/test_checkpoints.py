@@ -368,6 +368,22 @@ def test_covered_tables_plays_tables_off_the_covered_list_with_other_table(tmp_p
     assert (config["seed"], config["options"], config["other_table"]) == (128, options, True)
 
 
+def test_covered_tables_verdict_counts_tables_and_whole_rule_systems():
+    """The bar's verdict: a share of 55% needs sign p below 1e-6 too, and a rule system counts
+    only when every covered player count of it is measured and past the bar."""
+    covered_tables = benchmark("covered_tables")
+    assert covered_tables.past_bar({"better_share": 0.55, "sign_p": 9e-7})
+    assert not covered_tables.past_bar({"better_share": 0.549, "sign_p": 1e-30})
+    assert not covered_tables.past_bar({"better_share": 0.70, "sign_p": 1e-6})
+    passed = {("creights", 2): True, ("creights", 3): True, ("creights", 4): True}
+    passed |= {("crates", 2): True, ("crates", 3): True, ("crates", 4): False}  # 5p unmeasured
+    assert covered_tables.verdict(passed) == [
+        "past the bar at 5 of 6 tables measured",
+        "rule systems past it at every player count: 1 (creights)",
+        "below it: crates 4p",
+    ]
+
+
 def test_training_starts_from_another_tables_network_only_when_asked(tmp_path):
     crates, start = _network(tmp_path, "crates")
     overrides = ["preset=kreights", "net_arch=[8]", "num_envs=1", f"runs_dir={tmp_path}"]
