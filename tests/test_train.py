@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from agents.checkpoints import read_checkpoint
+from agents.checkpoints import load_network, read_checkpoint
 from crates_env.batch import ReferenceGames
 from crates_env.vector import VectorGame
 from train.cli import main
@@ -67,6 +67,8 @@ def test_default_config_loads_and_overrides_apply():
         (["reward_timing=later"], "reward_timing .later. is not one of hand, event"),
         (["eval.baselines=[oracle]"], "oracle"),
         (["num_envs"], "key=value"),
+        (["total_steps=-1"], "total_steps must be >= 0, not -1"),
+        (["total_steps=0", 'warm_start.teacher=""'], "total_steps is 0 and no warm start"),
     ],
 )
 def test_bad_config_stops_at_once_naming_the_problem(overrides, message):
@@ -324,3 +326,18 @@ def test_a_float_in_exponent_notation_is_a_float_with_or_without_its_dot(text):
     assert c.ppo.learning_rate == pytest.approx(3e-5)
     with pytest.raises(ValueError, match="num_envs must be a int, not '3e2'"):
         load_config("configs/default.yaml", ["num_envs=3e2"])
+
+
+def test_a_run_of_no_steps_is_its_warm_starts_clone(tmp_path):
+    """total_steps 0 (a distillation): the checkpoint is the clone, checked at step 0; no PPO
+    update follows it (before, 0 was refused and a clone took one rollout and an update)."""
+    config = tiny(tmp_path, "total_steps=0", "warm_start.teacher=heuristic", "warm_start.games=2",
+                  "warm_start.epochs=1", "eval.final_deals=1")  # fmt: skip
+    train(config)
+    state = json.loads((config.run_dir / STATE).read_text())
+    assert (state["num_timesteps"], state["last_checkpoint"], state["best_step"]) == (0, 0, 0)
+    assert state["warm_start"]["teacher"] == "heuristic"
+    latest = load_network(config.run_dir / LATEST).policy.state_dict()
+    best = load_network(config.run_dir / "best.zip").policy.state_dict()  # the check at step 0
+    assert latest.keys() == best.keys()
+    assert all(latest[name].equal(best[name]) for name in latest)

@@ -389,7 +389,7 @@ RANGES: dict[str, Range] = {
     "workers": SOME,
     "torch_threads": SOME,
     "seed": SOME,
-    "total_steps": COUNT,
+    "total_steps": SOME,  # 0: the warm start is the run (a distillation's clone)
     "checkpoint_every": COUNT,
     "ppo.learning_rate": POSITIVE,
     "ppo.n_steps": COUNT,
@@ -686,6 +686,12 @@ def _check_values(c: TrainConfig) -> None:
             "warm_start.teachers too, to distil those networks into init's)"
         )
     _check_teachers(c)
+    if c.mode == "ppo" and c.total_steps == 0 and not c.warm_start.teaches():
+        raise ValueError(
+            "total_steps is 0 and no warm start teaches the network: a run of no steps is "
+            "its warm start's clone (name warm_start.teacher or warm_start.teachers), or give "
+            "total_steps >= 1"
+        )
     _check_expert(c)
     for name in c.eval.baselines:
         if name not in AGENT_NAMES:

@@ -106,7 +106,8 @@ def _train(config: TrainConfig, resume: bool) -> Path:
             state["warm_start"] = warm_start(model.policy, config, shaping)
         config.save()
         remaining = config.total_steps - model.num_timesteps
-        if remaining <= 0:
+        # a new run of total_steps 0 goes on: its checkpoint (step 0) and check are the clone's
+        if resume and remaining <= 0:
             print(
                 f"run {run_dir} is complete: {model.num_timesteps:,} steps of total_steps "
                 f"{config.total_steps:,} (raise total_steps to train on)"
