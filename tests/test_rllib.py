@@ -88,6 +88,17 @@ def _scalars(run):
     return scalars
 
 
+def test_rllib_run_of_no_steps_keeps_its_warm_starts_clone(tmp_path, monkeypatch):
+    """total_steps 0: the clone is written as the run's module (before, nothing was saved)."""
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    where = ["--set", f"runs_dir={tmp_path}", "--set", "run_name=rl0", "--set", "total_steps=0"]
+    assert main(["train", *TINY, *where]) == 0
+    state = json.loads((tmp_path / "rl0" / "rllib_state.json").read_text())
+    assert (state["steps"], state["checkpoint"]) == (0, "step_0")
+    assert state["warm_start"]["samples"] > 0
+    assert (tmp_path / "rl0" / "rllib_policy").is_dir()
+
+
 def test_rllib_trains_resumes_and_its_policy_plays_in_eval(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     where = ["--set", f"runs_dir={tmp_path}", "--set", "run_name=rl"]

@@ -350,7 +350,7 @@ def _train(config: TrainConfig, algo, state: dict, writer) -> None:
             # recorded once it is done: a check cut short is played again on --resume
             state["last_eval"] = step
             atomic_write(run_dir / STATE, json.dumps(state))
-    if last_checkpoint < state["steps"]:
+    if last_checkpoint < state["steps"] or "checkpoint" not in state:  # total_steps 0: the clone
         _save(algo, run_dir, state)
 
 
