@@ -135,8 +135,8 @@ def chart(out: Path, png: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names, shares, errors, agent, baseline = [], [], [], "", ""
-    passed: dict[tuple[str, int], bool] = {}
+    shares, errors, agent, baseline = [], [], "", ""
+    passed: dict[tuple[str, int], bool] = {}  # the tables measured, in the covered list's order
     for preset, players in COVERED_TABLES:
         path = out / f"{preset}_{players}p" / "report.json"
         if not path.is_file():
@@ -145,13 +145,13 @@ def chart(out: Path, png: Path) -> None:
         (pair,) = report["pairs"]
         decided = max(1, pair["decided"])  # ties dropped
         share = pair["better_share"]
-        names.append(f"{preset} {players}p")
         shares.append(share)
         passed[preset, players] = past_bar(pair)
         agent = f"{pair['first']}, {report['config']['deals']} deals a table"
         baseline = pair["second"]
         errors.append(1.96 * (share * (1 - share) / decided) ** 0.5)
         print(f"{preset} {players}p: {row(report)}")
+    names = [f"{preset} {players}p" for preset, players in passed]
     fig, ax = plt.subplots(figsize=(10, 0.32 * len(names) + 1.2))
     colours = ["tab:green" if ok else "tab:gray" for ok in passed.values()]
     ax.barh(names[::-1], shares[::-1], xerr=errors[::-1], color=colours[::-1], capsize=2)
