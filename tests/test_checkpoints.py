@@ -4,6 +4,7 @@ table's network only when asked. (Files that are not checkpoints: test_checkpoin
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import zipfile
@@ -382,6 +383,38 @@ def test_covered_tables_verdict_counts_tables_and_whole_rule_systems():
         "rule systems past it at every player count: 1 (creights)",
         "below it: crates 4p",
     ]
+
+
+def test_deal_sizes_splits_the_decided_deals_by_how_far_apart_the_points_were(tmp_path):
+    """benchmarks/deal_sizes.py: a level deal is left out, each decided deal lands in the band
+    of its larger points over the smaller, and zero points have no ratio."""
+    deal_sizes = benchmark("deal_sizes")
+    header = "deal,points net,points heuristic,standing net,standing heuristic"
+    deals = [  # points, then standing (fewer points stand better), network first
+        (100, 100, -100, -100),  # level: not decided
+        (100, 105, -100, -105),  # close, the network better
+        (110, 100, -110, -100),  # ordinary (1.1x), worse
+        (200, 100, -200, -100),  # wide (2x), worse
+        (100, 500, -100, -500),  # runaway (5x), better
+        (1000, 100, -1000, -100),  # runaway (10x), worse
+        (0, 3, 0, 1),  # no ratio (zimbabwe: knocked out with no points), worse
+    ]
+    lines = [",".join(map(str, (i, *deal))) for i, deal in enumerate(deals)]
+    (tmp_path / "crates_5p").mkdir()
+    (tmp_path / "crates_5p" / "deals.csv").write_text("\n".join([header, *lines]) + "\n")
+    with (tmp_path / "crates_5p" / "deals.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert deal_sizes.bands(rows) == {
+        "close": (1, 1),
+        "ordinary": (1, 0),
+        "wide": (1, 0),
+        "runaway": (2, 1),
+        "no ratio": (1, 0),
+    }
+    assert deal_sizes.report(tmp_path / "crates_5p") == (
+        "crates_5p: close 100.0% of 1, ordinary 0.0% of 1, wide 0.0% of 1, runaway 50.0% of 2, "
+        "no ratio 0.0% of 1"
+    )
 
 
 def test_training_starts_from_another_tables_network_only_when_asked(tmp_path):
