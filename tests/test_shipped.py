@@ -42,7 +42,8 @@ SHIPPED = {
     "train/reference_curves.json": "benchmarks/reference_curves.json",  # crates curves
 }
 # each shipped network's choice at train.convert's decisions of its table, recorded with SB3's
-# loader before the networks were converted to the package's own format (agents.checkpoints)
+# loader before the networks were converted to the package's own format (agents.checkpoints);
+# zimbabwe's, from step 5's run checkpoint (runs/zimbabwe_4p/latest.zip) when it replaced step 4
 EXPECTED_ACTIONS = Path(__file__).with_name("shipped_actions.json")
 
 
