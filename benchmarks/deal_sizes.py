@@ -16,14 +16,16 @@ counted apart.
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import sys
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from train.evaluation.bench import parse_tables
+from train.evaluation.report import read_deals
 
 # Upper ends of the bands, as the larger points over the smaller: within 10%, within 65%,
 # within 4.5 times, beyond
@@ -35,31 +37,28 @@ BANDS = (
 )
 
 
-def bands(rows: list[dict[str, str]]) -> dict[str, tuple[int, int]]:
-    """Per band (and ``no ratio``): (decided deals, deals the first agent stood better in)."""
-    if not rows:
-        return {}
-    first, second = (
-        key.removeprefix("standing ") for key in rows[0] if key.startswith("standing ")
-    )
+def bands(points: np.ndarray, standings: np.ndarray) -> dict[str, tuple[int, int]]:
+    """Per band (and ``no ratio``): (decided deals, deals the first agent stood better in), from
+    the first two agents' columns of ``read_deals``'s points and standings (deals x agents)."""
     out: dict[str, list[int]] = {name: [0, 0] for _, name in BANDS} | {"no ratio": [0, 0]}
-    for row in rows:
-        a, b = float(row[f"standing {first}"]), float(row[f"standing {second}"])
+    for (pa, pb), (a, b) in zip(points[:, :2], standings[:, :2], strict=True):
         if a == b:
             continue
-        pa, pb = float(row[f"points {first}"]), float(row[f"points {second}"])
         ratio = max(pa, pb) / min(pa, pb) if min(pa, pb) > 0 else None
         name = "no ratio" if ratio is None else next(n for top, n in BANDS if ratio < top)
         out[name][0] += 1
-        out[name][1] += a > b
+        out[name][1] += bool(a > b)
     return {name: (n, better) for name, (n, better) in out.items() if n}
 
 
 def report(folder: Path) -> str:
     """A table's line: decided deals and share, band by band."""
-    with (folder / "deals.csv").open(newline="") as f:
-        counts = bands(list(csv.DictReader(f)))
-    parts = [f"{name} {better / n:.1%} of {n}" for name, (n, better) in counts.items()]
+    _, points, _, standings = read_deals(folder / "deals.csv")
+    if standings is None:
+        raise SystemExit(f"{folder / 'deals.csv'} has no standings (written before they were kept)")
+    parts = [
+        f"{name} {better / n:.1%} of {n}" for name, (n, better) in bands(points, standings).items()
+    ]
     return f"{folder.name}: " + ", ".join(parts)
 
 

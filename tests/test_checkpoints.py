@@ -4,7 +4,6 @@ table's network only when asked. (Files that are not checkpoints: test_checkpoin
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import zipfile
@@ -33,7 +32,7 @@ from train.cli import main
 from train.config import load_config
 from train.evaluation import EvalConfig, format_report, run, summarize, validate
 from train.evaluation.bench import parse_tables
-from train.evaluation.report import OTHER_TABLE
+from train.evaluation.report import OTHER_TABLE, read_deals
 from train.ppo import make_vec_env, new_model
 
 from .networks import untrained_network
@@ -389,7 +388,8 @@ def test_deal_sizes_splits_the_decided_deals_by_how_far_apart_the_points_were(tm
     """benchmarks/deal_sizes.py: a level deal is left out, each decided deal lands in the band
     of its larger points over the smaller, and zero points have no ratio."""
     deal_sizes = benchmark("deal_sizes")
-    header = "deal,points net,points heuristic,standing net,standing heuristic"
+    header = "deal,points net,points heuristic,win share net,win share heuristic,"
+    header += "standing net,standing heuristic"
     deals = [  # points, then standing (fewer points stand better), network first
         (100, 100, -100, -100),  # level: not decided
         (100, 105, -100, -105),  # close, the network better
@@ -399,12 +399,13 @@ def test_deal_sizes_splits_the_decided_deals_by_how_far_apart_the_points_were(tm
         (1000, 100, -1000, -100),  # runaway (10x), worse
         (0, 3, 0, 1),  # no ratio (zimbabwe: knocked out with no points), worse
     ]
-    lines = [",".join(map(str, (i, *deal))) for i, deal in enumerate(deals)]
+    lines = [
+        ",".join(map(str, (i, pa, pb, 0.5, 0.5, a, b))) for i, (pa, pb, a, b) in enumerate(deals)
+    ]
     (tmp_path / "crates_5p").mkdir()
     (tmp_path / "crates_5p" / "deals.csv").write_text("\n".join([header, *lines]) + "\n")
-    with (tmp_path / "crates_5p" / "deals.csv").open() as f:
-        rows = list(csv.DictReader(f))
-    assert deal_sizes.bands(rows) == {
+    _, points, _, standings = read_deals(tmp_path / "crates_5p" / "deals.csv")
+    assert deal_sizes.bands(points, standings) == {
         "close": (1, 1),
         "ordinary": (1, 0),
         "wide": (1, 0),
