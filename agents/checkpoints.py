@@ -4,17 +4,21 @@ A network reads its inputs by position and learned its tables' card functions an
 its checkpoint says what it is beside its weights. A checkpoint is a zip archive of
 
 - ``crates_checkpoint.json``, written by this module: ``format`` (``FORMAT``, raised whenever
-  what a checkpoint holds changes); ``architecture`` (``Architecture``: the hidden layers, their
-  activation, the observation's size, the number of actions, the count one-hots and a privileged
-  critic's public part); ``observation``, the layout the network reads (``name`` and
-  ``version``, ``crates_env.observation``'s); ``tables``, the list of tables it learned
-  (``TableRecord``: preset, players and the rule options that differ from the preset's
-  defaults; the options that only set the length of a game and who deals first,
-  ``SCHEDULE_OPTIONS``, are recorded apart as ``schedule`` and do not make another table);
-  ``training``, a run's step and update counts, which ``crates train --resume`` continues from;
-  and ``provenance``, the package version and git commit that wrote it
-  (``crates_env.provenance()``; absent from the networks converted from sb3-contrib zips);
-- ``policy.pt``: the policy's weights, ``torch.save`` of its ``state_dict``;
+  what a checkpoint holds changes; format 1, which always held the critic, is read too);
+  ``critic``, false in a network written to play alone (``train.convert --play``);
+  ``architecture`` (``Architecture``: the hidden layers, their activation, the observation's
+  size, the number of actions, the count one-hots and a privileged critic's public part);
+  ``observation``, the layout the network reads (``name`` and ``version``,
+  ``crates_env.observation``'s); ``tables``, the list of tables it learned (``TableRecord``:
+  preset, players and the rule options that differ from the preset's defaults; the options
+  that only set the length of a game and who deals first, ``SCHEDULE_OPTIONS``, are recorded
+  apart as ``schedule`` and do not make another table); ``training``, a run's step and update
+  counts, which ``crates train --resume`` continues from; and ``provenance``, the package
+  version and git commit that wrote it (``crates_env.provenance()``; absent from the networks
+  converted from sb3-contrib zips);
+- ``policy.pt``: the policy's weights, ``torch.save`` of its ``state_dict`` (without the
+  critic's in a network to play alone: the critic only teaches the actor during training, and
+  it is half the weights);
 - ``optimizer.pt``, in a run's checkpoints only: Adam's state, which ``--resume`` continues
   with. A network to play or ship needs none (``train.convert`` writes one without it).
 
@@ -54,7 +58,10 @@ from crates_env.rules import SCHEDULE_OPTIONS, Ruleset
 from crates_env.table_observation import LAYOUT_VERSIONS
 from crates_env.version import provenance
 
-FORMAT = 1  # what a checkpoint holds: raise it whenever that changes
+FORMAT = 2  # what a checkpoint holds: raise it whenever that changes
+READABLE = (1, FORMAT)  # format 1 had no "critic" field: every network held its critic
+# the state_dict entries of the critic, which a network to play alone leaves out
+CRITIC_WEIGHTS = ("mlp_extractor.value_net.", "value_net.")
 CHECKPOINT_FILE = "crates_checkpoint.json"
 WEIGHTS_FILE = "policy.pt"
 OPTIMIZER_FILE = "optimizer.pt"
@@ -203,8 +210,8 @@ class Architecture:
         """The observation values the actor reads (a privileged critic's reads more)."""
         return self.public_size or self.observation_size
 
-    def parameters(self) -> int:
-        """The number of weights of the actor and the critic."""
+    def parameters(self, critic: bool = True) -> int:
+        """The number of weights of the actor and (``critic``) the critic."""
         features = self.observation_size + sum(width for *_, width in self.counts or ())
 
         def mlp(inputs: int, outputs: int) -> int:
@@ -214,7 +221,7 @@ class Architecture:
             return total
 
         actor = self.public_size if self.public_size is not None else features
-        return mlp(actor, self.action_count) + mlp(features, 1)
+        return mlp(actor, self.action_count) + (mlp(features, 1) if critic else 0)
 
     def build(self) -> Any:
         """An untrained policy of this architecture, in which a checkpoint's weights go; torch's
@@ -285,6 +292,7 @@ class Checkpoint:
     # the code that wrote it (crates_env.provenance(): version, git commit); empty in the
     # checkpoints converted from sb3-contrib zips, which the code of their day did not record
     provenance: dict[str, str | None] = field(default_factory=dict, hash=False)
+    critic: bool = True  # False: a network to play alone, its critic's weights left out
 
     def __post_init__(self) -> None:
         if not self.tables:
@@ -324,6 +332,7 @@ class Checkpoint:
         return json.dumps(
             {
                 "format": FORMAT,
+                "critic": self.critic,
                 "architecture": self.architecture.to_dict(),
                 "observation": {"name": self.layout[0], "version": self.layout[1]},
                 "tables": [t.to_dict() for t in self.tables],
@@ -337,9 +346,12 @@ class Checkpoint:
     @classmethod
     def from_json(cls, text: str, has_optimizer: bool) -> Checkpoint:
         data = json.loads(text)
-        if isinstance(data, dict) and data.get("format", FORMAT) != FORMAT:
+        if isinstance(data, dict) and data.get("format", FORMAT) not in READABLE:
             raise FormatError(data["format"])
         keys = ("format", "architecture", "observation", "tables", "training")
+        critic = data.pop("critic", True) if isinstance(data, dict) else True
+        if not isinstance(critic, bool) or (not critic and data.get("format") != FORMAT):
+            raise ValueError(f"critic must be true or false (from format {FORMAT}), not {critic!r}")
         made_by = data.pop("provenance", {}) if isinstance(data, dict) else {}
         made_by = _fields(made_by, "provenance", ("version", "commit"), optional=True)
         for key, value in made_by.items():
@@ -358,6 +370,7 @@ class Checkpoint:
             {k: _count(v, f"training's {k}", 0, 1 << 62) for k, v in training.items()},
             has_optimizer,
             made_by,
+            critic,
         )
 
 
@@ -375,8 +388,8 @@ class FormatError(ValueError):
 
     def __init__(self, found: Any) -> None:
         super().__init__(
-            f"checkpoint format {found!r}, and this package reads format {FORMAT} (a newer "
-            "crates wrote it, or not crates at all)"
+            f"checkpoint format {found!r}, and this package reads formats "
+            f"{' and '.join(map(str, READABLE))} (a newer crates wrote it, or not crates at all)"
         )
 
 
@@ -403,7 +416,7 @@ def build_network(path: Path, checkpoint: Checkpoint, weights: Any, device: str 
     """The network ``checkpoint`` describes, filled with ``weights`` (``read_tensors``'s) and
     ready to play; ValueError naming ``path`` unless they are exactly its tensors."""
     policy = checkpoint.architecture.build()
-    _fill(policy, weights, path)
+    _fill(policy, weights if checkpoint.critic else _with_still_critic(policy, weights, path), path)
     policy.to(device)
     policy.set_training_mode(False)
     return Network(path, checkpoint, policy)
@@ -466,20 +479,26 @@ def save_checkpoint(
     optimizer: Any = None,
     training: dict[str, int] | None = None,
     layout: str = SEAT_LAYOUT,
+    critic: bool = True,
 ) -> None:
     """Write ``policy`` (one this package builds: ``Architecture.of``) as a checkpoint of the
     ``tables`` it learned, reading ``layout``, at ``path``; with a run's ``optimizer`` and
-    ``training`` counts (``TRAINING_KEYS``) when it is to be resumed."""
+    ``training`` counts (``TRAINING_KEYS``) when it is to be resumed; without ``critic``, its
+    actor alone, a network to play (or to start a run from, whose critic then starts afresh)."""
+    if optimizer is not None and not critic:
+        raise ValueError("a run's checkpoint keeps its critic: the optimizer's state covers it")
     checkpoint = Checkpoint(
         Architecture.of(policy),
         tuple(tables),
         (layout, LAYOUT_VERSIONS[layout]),
         training=dict(training or {}),
         provenance=provenance(),
+        critic=critic,
     )
+    weights = {k: v.detach().cpu() for k, v in policy.state_dict().items()}
     members = {
         CHECKPOINT_FILE: checkpoint.to_json().encode(),
-        WEIGHTS_FILE: _torch_bytes({k: v.detach().cpu() for k, v in policy.state_dict().items()}),
+        WEIGHTS_FILE: _torch_bytes(weights if critic else without_critic(weights)),
     }
     if optimizer is not None:
         members[OPTIMIZER_FILE] = _torch_bytes(optimizer.state_dict())
@@ -570,7 +589,32 @@ def _checkpoint(archive: zipfile.ZipFile, path: Path) -> Checkpoint:
 
 def _weights_limit(checkpoint: Checkpoint) -> int:
     """The most bytes the network's weights take in a torch file."""
-    return 4 * checkpoint.architecture.parameters() + TORCH_OVERHEAD
+    return 4 * checkpoint.architecture.parameters(checkpoint.critic) + TORCH_OVERHEAD
+
+
+def is_critic(name: str) -> bool:
+    """Whether the state_dict entry ``name`` is the critic's (``CRITIC_WEIGHTS``)."""
+    return name.startswith(CRITIC_WEIGHTS)
+
+
+def without_critic(weights: dict[str, Any]) -> dict[str, Any]:
+    """``weights`` (a policy's state_dict) without the critic's: the actor alone."""
+    return {k: v for k, v in weights.items() if not is_critic(k)}
+
+
+def _with_still_critic(policy: Any, weights: Any, path: Path) -> Any:
+    """A network to play's actor ``weights`` with zeros for ``policy``'s critic, which no
+    move reads: its value estimates are a constant 0, never a random network's (its agents
+    report none). Anything but a dict of tensors is left for ``_fill`` to refuse."""
+    if not isinstance(weights, dict):
+        return weights
+    if any(is_critic(str(k)) for k in weights):
+        raise ValueError(
+            f"{path}: a damaged checkpoint (its record says it holds no critic, and its "
+            f"{WEIGHTS_FILE} holds one)"
+        )
+    critic = {k: v.new_zeros(v.shape) for k, v in policy.state_dict().items() if is_critic(k)}
+    return {**weights, **critic}
 
 
 def read_member(archive: zipfile.ZipFile, path: Path, name: str, limit: int) -> bytes:

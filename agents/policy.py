@@ -133,9 +133,9 @@ class PolicyAgent(Agent):
 
     def explain(self, observation: np.ndarray, action_mask: np.ndarray, **_: Any) -> Explanation:
         """The network's probability of each legal move (its softmax over them) and its value
-        estimate of the position (None for a policy file, or a critic that reads hidden cards:
-        the seat cannot know its input). It needs neither the game nor a search (``game=``,
-        ``search=``, which the protocol passes every agent)."""
+        estimate of the position (None for a policy file, a network written to play alone, or a
+        critic that reads hidden cards: the seat cannot know its input). It needs neither the
+        game nor a search (``game=``, ``search=``, which the protocol passes every agent)."""
         obs = np.asarray(observation, dtype=np.float32)[None, :]
         mask = np.asarray(action_mask, dtype=bool)
         legal = np.flatnonzero(mask)
@@ -149,7 +149,11 @@ class PolicyAgent(Agent):
     def _value(self, obs: np.ndarray) -> float | None:
         """The critic's estimate for one observation, where it reads only what the seat sees."""
         policy = self.policy  # a checkpoint's (a policy file's has no critic)
-        if not hasattr(policy, "predict_values") or hasattr(policy, "public_size"):
+        if (
+            not hasattr(policy, "predict_values")  # a policy file's module
+            or not self.network.checkpoint.critic
+            or hasattr(policy, "public_size")
+        ):
             return None
         import torch
 

@@ -182,8 +182,8 @@ def test_files_that_are_not_checkpoints_are_refused_by_name(tiny, tmp_path):
         text = json.dumps({**record, **changes})
         return _rewrite(tiny.new, tmp_path / name, {CHECKPOINT_FILE: text})
 
-    future = edited("future.zip", format=2)
-    assert "checkpoint format 2, and this package reads format 1" in _refused(future, marker)
+    future = edited("future.zip", format=3)
+    assert "checkpoint format 3, and this package reads formats 1 and 2" in _refused(future, marker)
     shapes = edited("shapes.zip", architecture={**record["architecture"], "net_arch": [9]})
     assert "its weights do not fit its architecture" in _refused(shapes, marker)
     huge = edited("huge.zip", architecture={**record["architecture"], "net_arch": [10**6] * 2})

@@ -5,17 +5,20 @@ table's network only when asked. (Files that are not checkpoints: test_checkpoin
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import zipfile
 from dataclasses import replace
 
 import pytest
+import torch
 
 from agents import PolicyAgent, SearchAgent, Table, make_agent
 from agents.checkpoints import (
     CHECKPOINT_FILE,
     FORMAT,
     OPTIMIZER_FILE,
+    READABLE,
     WEIGHTS_FILE,
     Architecture,
     TableRecord,
@@ -30,6 +33,7 @@ from crates_env.rules import make_ruleset
 from crates_env.table_observation import COVERED_TABLES
 from train.cli import main
 from train.config import load_config
+from train.convert import convert
 from train.evaluation import EvalConfig, format_report, run, summarize, validate
 from train.evaluation.bench import parse_tables
 from train.evaluation.report import OTHER_TABLE, read_deals
@@ -97,7 +101,8 @@ def test_a_saved_network_records_its_tables_architecture_and_layout(tmp_path):
     with zipfile.ZipFile(path) as z:  # a run's checkpoint: the optimizer too, to resume
         assert z.namelist() == [CHECKPOINT_FILE, WEIGHTS_FILE, OPTIMIZER_FILE]
         record = json.loads(z.read(CHECKPOINT_FILE))
-    assert record["format"] == FORMAT == 1
+    assert record["format"] == FORMAT == 2
+    assert record["critic"] is True
     assert record["observation"] == {"name": "seat", "version": LAYOUT_VERSION}
     assert record["tables"] == [
         {
@@ -131,6 +136,98 @@ def test_a_network_written_to_play_has_no_optimizer_and_plays_the_same(tmp_path)
     loaded = load_network(played).policy.state_dict()
     for key, value in model.policy.state_dict().items():
         assert loaded[key].equal(value)
+
+
+def _alone(tmp_path, preset: str = "crates"):
+    """A small network's run checkpoint, its model, and the same network written to play alone
+    (``train.convert --play``)."""
+    path, model = _network(tmp_path, preset)
+    alone = tmp_path / "alone.zip"
+    convert(path, alone, play=True)
+    return path, model, alone
+
+
+def test_a_network_written_to_play_alone_plays_the_same_with_half_the_weights(tmp_path):
+    """``--play`` drops the critic (only training reads it): the actor is the model's bit for
+    bit, so every move is; the record says so, and the explanation reports no value."""
+    path, model, alone = _alone(tmp_path)
+    checkpoint = read_checkpoint(alone)
+    assert not checkpoint.critic and read_checkpoint(path).critic
+    with zipfile.ZipFile(alone) as z:
+        assert json.loads(z.read(CHECKPOINT_FILE))["critic"] is False
+        stored = torch.load(io.BytesIO(z.read(WEIGHTS_FILE)), weights_only=True)
+    own = model.policy.state_dict()
+    assert sorted(stored) == sorted(
+        k for k in own if not k.startswith(("mlp_extractor.value", "value_net"))
+    )
+    assert sorted(set(own) - set(stored)) == [
+        "mlp_extractor.value_net.0.bias",
+        "mlp_extractor.value_net.0.weight",
+        "value_net.bias",
+        "value_net.weight",
+    ]
+    loaded = load_network(alone).policy.state_dict()
+    for key in stored:
+        assert loaded[key].equal(own[key])
+    assert all(not loaded[key].any() for key in set(own) - set(stored))  # zeros, not random
+    table = _table("crates")
+    full, played = PolicyAgent(path, table=table), PolicyAgent(alone, table=table)
+    observation, mask = _first_decision(table)
+    assert played.act(observation, mask) == full.act(observation, mask)
+    assert (
+        played.explain(observation, mask).probabilities
+        == full.explain(observation, mask).probabilities
+    )
+    assert full.explain(observation, mask).value is not None
+    assert played.explain(observation, mask).value is None
+
+
+def test_a_run_started_from_a_network_to_play_keeps_its_actor_and_learns_a_new_critic(tmp_path):
+    _, model, alone = _alone(tmp_path)
+    config = load_config(
+        "configs/default.yaml",
+        [
+            "net_arch=[8]",
+            "num_envs=1",
+            f"runs_dir={tmp_path}",
+            f"init={alone}",
+            'warm_start.teacher=""',
+            "seed=11",
+        ],
+    )
+    vec = make_vec_env(config)
+    try:
+        started = new_model(config, vec).policy.state_dict()
+        fresh = new_model(replace(config, init=""), vec).policy.state_dict()
+    finally:
+        vec.close()
+    for key, value in model.policy.state_dict().items():
+        critic = key.startswith(("mlp_extractor.value_net.", "value_net."))
+        assert started[key].equal(fresh[key] if critic else value), key
+    assert started["mlp_extractor.value_net.0.weight"].any()  # a critic that can learn
+
+
+def test_checkpoints_of_format_1_read_as_holding_their_critic_and_others_are_refused(tmp_path):
+    path, _, alone = _alone(tmp_path)
+    old = _edited(path, "old.zip", format=1)
+    with zipfile.ZipFile(old) as z:  # format 1 had no critic field
+        record = json.loads(z.read(CHECKPOINT_FILE))
+    del record["critic"]
+    old = _edited(old, "old1.zip", **record)
+    assert READABLE == (1, 2) and read_checkpoint(old).critic
+    assert load_network(old).checkpoint.critic
+    with pytest.raises(
+        ValueError, match="checkpoint format 3, and this package reads formats 1 and 2"
+    ):
+        read_checkpoint(_edited(path, "new.zip", format=3))
+    with pytest.raises(ValueError, match="critic must be true or false"):
+        read_checkpoint(_edited(path, "yes.zip", critic="yes"))
+    lying = _edited(path, "lying.zip", critic=False)  # says no critic, holds one
+    with pytest.raises(ValueError, match=r"its record says it holds no critic, and its policy\.pt"):
+        load_network(lying)
+    missing = _edited(alone, "missing.zip", critic=True)  # says a critic, holds none
+    with pytest.raises(ValueError, match="its weights do not fit its architecture"):
+        load_network(missing)
 
 
 def test_a_network_of_a_set_of_tables_plays_at_each_and_names_them_elsewhere(tmp_path):

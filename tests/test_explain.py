@@ -1,6 +1,7 @@
 """Why an agent moved (``Agent.explain``), the table as one seat sees it, and results in words.
 
-The network's probabilities are SB3's own masked distribution and its value SB3's critic; a
+The network's probabilities are SB3's own masked distribution and its value SB3's critic (none
+from a network written to play alone, as the shipped ones are); a
 search's margins are the very margins its next move is chosen from, and explaining changes
 nothing of its play; scripted agents say nothing; a replay keeps what each agent weighed. The
 seat's table shows its own cards and the backs of the others'. ``game_result`` and
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +23,7 @@ from agents import (
     Explanation,
     GreedyAgent,
     HeuristicAgent,
+    PolicyAgent,
     RandomAgent,
     SearchAgent,
     Table,
@@ -38,6 +41,8 @@ from train.evaluation.replays import replay_game
 from .scripted import stacked
 from .test_search import _env_at
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 def test_the_networks_probabilities_are_sb3s_masked_distribution_and_its_value_the_critics():
     env, obs, mask = _env_at(3)
@@ -49,12 +54,18 @@ def test_the_networks_probabilities_are_sb3s_masked_distribution_and_its_value_t
     with torch.no_grad():
         tensor = torch.as_tensor(obs[None, :].astype(np.float32))
         probs = policy.get_distribution(tensor, action_masks=mask[None, :]).distribution.probs
-        value = float(policy.predict_values(tensor)[0, 0])
     np.testing.assert_allclose(said.probabilities, probs[0, legal].numpy(), rtol=1e-5)
     assert sum(said.probabilities) == pytest.approx(1)
-    assert said.value == pytest.approx(value)
     assert said.moves[int(np.argmax(said.probabilities))] == shipped.act(obs, mask)
-    assert set(said.as_dict()) == {"moves", "probabilities", "value"}
+    # the shipped network is written to play alone: no critic, so no value to tell
+    assert said.value is None and not shipped.network.checkpoint.critic
+    assert set(said.as_dict()) == {"moves", "probabilities"}
+    with_critic = PolicyAgent(ROOT / "checkpoints" / "crates_4p_round2.zip", table=shipped.table)
+    with torch.no_grad():
+        value = float(with_critic.policy.predict_values(tensor)[0, 0])
+    told = with_critic.explain(obs, mask)
+    assert told.value == pytest.approx(value) != 0
+    assert set(told.as_dict()) == {"moves", "probabilities", "value"}
 
 
 def test_scripted_agents_say_nothing_but_their_move():

@@ -184,12 +184,17 @@ def test_each_shipped_network_chooses_as_recorded(preset):
 
 
 def test_the_shipped_networks_are_the_network_alone_and_small_together():
-    """Package data that scales (issue 51): no optimizer state, at most 12 MB for all."""
-    files = [ROOT / source for shipped, source in SHIPPED.items() if shipped.endswith(".zip")]
+    """Package data that scales (issues 51, 52): no optimizer state and no critic (each network
+    written to play alone), at most 12 MB for all."""
+    files = sorted((ROOT / "agents" / "data").glob("*.zip"))
+    assert {f"agents/data/{p}_4p.zip" for p in NETWORK_PRESETS} < {
+        str(path.relative_to(ROOT)) for path in files
+    }
     for path in files:
         with zipfile.ZipFile(path) as z:
             assert z.namelist() == [CHECKPOINT_FILE, WEIGHTS_FILE], path
-        assert read_checkpoint(path).training == {}
+        checkpoint = read_checkpoint(path)
+        assert checkpoint.training == {} and not checkpoint.critic, path
     assert sum(path.stat().st_size for path in files) <= 12_000_000
 
 

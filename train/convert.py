@@ -1,7 +1,7 @@
 """A network as a checkpoint to play, ship or start a run from (``agents.checkpoints``): without
 the optimizer's state and step count a run's checkpoint keeps for ``crates train --resume``.
 
-    python -m train.convert SOURCE [DEST] [--verify]
+    python -m train.convert SOURCE [DEST] [--verify] [--play]
 
 SOURCE is a checkpoint of this package (a run's ``latest.zip``: a shipped network is written this
 way, docs/model_card.md) or an sb3-contrib MaskablePPO zip as crates wrote them before
@@ -11,6 +11,10 @@ and its table's JSON, nothing else. The architecture is read off the weights' sh
 widths from the layers, the count one-hots or a privileged critic from the inputs the actor and
 the critic read against the table's observation size; the activation is tanh, SB3's default,
 which no config of the project changes. DEST defaults to SOURCE (replaced whole, atomically).
+
+``--play`` writes the actor alone, a network to play (half the weights: the critic only teaches
+the actor in training; the package ships its networks this way, docs/model_card.md). A run
+started from it (``init:``) keeps the actor and learns a new critic.
 
 ``--verify`` (an sb3-contrib zip only) also loads SOURCE with SB3's own loader, which unpickles
 it: only for a file you trust (the repository's own were converted this way). Before anything is
@@ -57,9 +61,10 @@ SB3_WEIGHTS, SB3_TABLE = (
 ACTOR, CRITIC = "mlp_extractor.policy_net.", "mlp_extractor.value_net."
 
 
-def convert(source: Path, dest: Path, verify: bool = False) -> Network:
+def convert(source: Path, dest: Path, verify: bool = False, play: bool = False) -> Network:
     """Write the network of ``source`` (this package's checkpoint, or an sb3-contrib zip) at
-    ``dest`` without optimizer state; the network as written. ValueError naming the file for
+    ``dest`` without optimizer state (``play``: without its critic too); the network as
+    written. ValueError naming the file for
     anything else, or (``verify``) if the converted network does not play as the old one."""
     with open_archive(source) as archive:
         names = set(archive.namelist())
@@ -79,7 +84,11 @@ def convert(source: Path, dest: Path, verify: bool = False) -> Network:
 
     def write(tmp: Path) -> None:
         save_checkpoint(
-            tmp, network.policy, network.checkpoint.tables, layout=network.checkpoint.layout[0]
+            tmp,
+            network.policy,
+            network.checkpoint.tables,
+            layout=network.checkpoint.layout[0],
+            critic=network.checkpoint.critic and not play,
         )
 
     write_atomically(dest, write)
@@ -207,14 +216,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("source", type=Path)
     parser.add_argument("dest", type=Path, nargs="?")
     parser.add_argument("--verify", action="store_true")
+    parser.add_argument("--play", action="store_true", help="the actor alone: a network to play")
     args = parser.parse_args(argv)
     try:
-        network = convert(args.source, args.dest or args.source, args.verify)
+        network = convert(args.source, args.dest or args.source, args.verify, args.play)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    alone = "" if network.checkpoint.critic else " (to play: no critic)"
     print(
-        f"{args.dest or args.source}: {network.checkpoint.architecture}, learned at "
+        f"{args.dest or args.source}: {network.checkpoint.architecture}{alone}, learned at "
         f"{network.checkpoint.learned()}"
     )
     return 0

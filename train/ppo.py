@@ -46,12 +46,15 @@ from stable_baselines3.common.utils import set_random_seed
 
 from agents import Table
 from agents.checkpoints import (
+    Network,
     TableRecord,
     check_table,
     first_line,
+    is_critic,
     load_network,
     resume_training,
     save_training,
+    without_critic,
 )
 from agents.networks import (
     CountsExtractor,
@@ -289,13 +292,24 @@ def new_model(config: TrainConfig, vec: SelfPlayVecEnv) -> MaskablePPO:
         for rules in config.rulesets():
             check_table(start, TableRecord.of(rules), config.init_other_table)
         try:
-            model.policy.load_state_dict(widened(load_network(start).policy, model.policy))
+            model.policy.load_state_dict(started(load_network(start), model.policy))
         except RuntimeError:  # torch: the layers do not match
             raise ValueError(
                 f"init {start} is not a network of this run's shape (net_arch {config.net_arch}, "
                 f"count_features {str(config.count_features).lower()})"
             ) from None
     return model
+
+
+def started(start: Network, policy: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """The weights ``policy`` starts from, ``start``'s (``widened``): its actor and its critic,
+    or, where ``start`` was written to play alone, its actor and ``policy``'s own new critic
+    (which learns the values from the run's first updates)."""
+    weights = widened(start.policy, policy)
+    if not start.checkpoint.critic:
+        own = policy.state_dict()
+        weights = {**without_critic(weights), **{k: own[k] for k in own if is_critic(k)}}
+    return weights
 
 
 def widened(start: torch.nn.Module, policy: torch.nn.Module) -> dict[str, torch.Tensor]:
