@@ -3,6 +3,8 @@ without them widened to read them, playing as before."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -12,7 +14,7 @@ from agents.networks import COUNT_VIEWS, Actor, CountsExtractor, count_views
 from crates_env.env import raw_env
 from train.config import load_config
 from train.expert import start_model
-from train.ppo import LATEST, atomic_save_model, train
+from train.ppo import LATEST, atomic_save_model, policy_spec, train
 
 from .test_train import tiny
 
@@ -31,6 +33,24 @@ def test_count_views_follow_the_tables_layout_and_scales():
     start, stop = table.layout["hand_sizes"]
     assert hands == [(i, 10.0, 12) for i in range(start, stop)]
     assert len(views) == len(COUNT_VIEWS) - 1 + 4  # one view per seat's hand
+
+
+def test_a_run_in_the_table_layout_reads_the_counts_where_that_layout_writes_them():
+    """count_features with observation: table: each one-hot reads the count's place in the
+    table layout (where the run's environment writes it), not the seat layout's."""
+    config = load_config(
+        "configs/default.yaml", ["preset=crates", "num_players=5", "observation=table"]
+    )
+    config = replace(config, count_features=True)
+    _, kwargs = policy_spec(config)
+    env = raw_env(**config.env_kwargs())
+    env.reset(seed=5)
+    table = Table.from_env(env)
+    assert table.layout["stock_size"] != Table.from_rules("crates", 5).layout["stock_size"]
+    assert kwargs["features_extractor_kwargs"]["counts"] == count_views(table)
+    obs = env.observe(env.agent_selection)["observation"]
+    stock = kwargs["features_extractor_kwargs"]["counts"][0]
+    assert obs[stock[0]] * stock[1] == pytest.approx(len(env.game.stock_kinds()))
 
 
 def test_the_extractor_puts_each_count_in_its_own_place():

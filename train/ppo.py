@@ -64,6 +64,7 @@ from agents.networks import (
 )
 from agents.shipped import SHIPPED, shipped_network
 from crates_env.actions import NUM_ACTIONS
+from crates_env.env import raw_env
 from crates_env.processes import cpu_seconds
 from crates_env.rules import Ruleset
 from train.config import TrainConfig, check_run_folder
@@ -264,7 +265,8 @@ def policy_spec(config: TrainConfig) -> tuple[type[MaskableActorCriticPolicy], d
     """The learner's policy class and keyword arguments."""
     kwargs: dict[str, Any] = {"net_arch": list(config.net_arch)}
     if config.count_features:
-        table = Table.from_rules(config.ruleset())
+        # where the run's environment writes each count: the table layout's places differ
+        table = Table.from_env(raw_env(**config.env_kwargs()))
         kwargs["features_extractor_class"] = CountsExtractor
         kwargs["features_extractor_kwargs"] = {"counts": count_views(table)}
     if not config.privileged_critic:
