@@ -39,6 +39,7 @@ it learned, and training starts from another table's network only when the confi
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import re
@@ -420,6 +421,21 @@ def build_network(path: Path, checkpoint: Checkpoint, weights: Any, device: str 
     policy.to(device)
     policy.set_training_mode(False)
     return Network(path, checkpoint, policy)
+
+
+def play_digest(network: Network) -> str:
+    """What decides the network's moves, as 16 hex digits of a sha256: the layout it reads, its
+    architecture and its actor's weights. Not its critic, optimizer state or provenance: a
+    network written again to play alone (``train.convert --play``) keeps its digest."""
+    digest = hashlib.sha256(
+        json.dumps(
+            [network.checkpoint.layout, network.checkpoint.architecture.to_dict()], sort_keys=True
+        ).encode()
+    )
+    for name, weights in sorted(without_critic(network.policy.state_dict()).items()):
+        digest.update(name.encode())
+        digest.update(weights.detach().cpu().numpy().tobytes())
+    return digest.hexdigest()[:16]
 
 
 def check_table(path: str | Path, table: TableRecord, other_table: bool = False) -> None:

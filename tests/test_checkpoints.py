@@ -23,6 +23,7 @@ from agents.checkpoints import (
     Architecture,
     TableRecord,
     load_network,
+    play_digest,
     read_checkpoint,
     save_checkpoint,
 )
@@ -180,6 +181,12 @@ def test_a_network_written_to_play_alone_plays_the_same_with_half_the_weights(tm
     )
     assert full.explain(observation, mask).value is not None
     assert played.explain(observation, mask).value is None
+    # what decides the moves is the same: the bench's fingerprint of a shipped network
+    assert play_digest(load_network(alone)) == play_digest(load_network(path))
+    with torch.no_grad():
+        model.policy.action_net.bias[0] += 1e-3  # another move's logit, a hair
+    save_checkpoint(tmp_path / "other.zip", model.policy, [TableRecord.of(CRATES_4)])
+    assert play_digest(load_network(tmp_path / "other.zip")) != play_digest(load_network(path))
 
 
 def test_a_run_started_from_a_network_to_play_keeps_its_actor_and_learns_a_new_critic(tmp_path):

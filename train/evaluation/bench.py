@@ -26,6 +26,7 @@ from multiprocessing.pool import Pool
 from pathlib import Path
 
 from agents import Table, make_agent
+from agents.checkpoints import play_digest
 from agents.shipped import SHIPPED, has_shipped_network, package_file
 from crates_env.files import atomic_write
 from crates_env.rules import PRESETS
@@ -184,13 +185,14 @@ def ladder_at(table: tuple[str, int], search: bool) -> list[str]:
 
 
 def shipped_fingerprint(table: tuple[str, int]) -> str | None:
-    """The shipped network at a table (the first 16 hex digits of its file's sha256), so that
-    a reference played by another network is seen to be stale; None where there is none."""
+    """The shipped network at a table (``agents.checkpoints.play_digest``: what decides its
+    moves), so that a reference played by another network is seen to be stale; None where
+    there is none."""
     rules = rules_of(*table, {})
     if not has_shipped_network(rules):
         return None
-    path = getattr(make_agent(SHIPPED, Table.from_rules(rules), seed=0), "path", None)
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16] if path else None
+    network = getattr(make_agent(SHIPPED, Table.from_rules(rules), seed=0), "network", None)
+    return play_digest(network) if network is not None else None
 
 
 def decided_counts(pair: PairComparison) -> tuple[str, str, int, int]:
