@@ -61,8 +61,10 @@ from crates_env.version import provenance
 
 FORMAT = 2  # what a checkpoint holds: raise it whenever that changes
 READABLE = (1, FORMAT)  # format 1 had no "critic" field: every network held its critic
-# the state_dict entries of the critic, which a network to play alone leaves out
-CRITIC_WEIGHTS = ("mlp_extractor.value_net.", "value_net.")
+# the state_dict entries of the critic (its hidden layers, its value head), which a network to
+# play alone leaves out
+CRITIC_MLP, CRITIC_HEAD = "mlp_extractor.value_net.", "value_net."
+CRITIC_WEIGHTS = (CRITIC_MLP, CRITIC_HEAD)
 CHECKPOINT_FILE = "crates_checkpoint.json"
 WEIGHTS_FILE = "policy.pt"
 OPTIMIZER_FILE = "optimizer.pt"

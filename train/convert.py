@@ -35,6 +35,8 @@ import numpy as np
 from agents.base import Table
 from agents.checkpoints import (
     CHECKPOINT_FILE,
+    CRITIC_HEAD,
+    CRITIC_MLP,
     MAX_JSON,
     MAX_PARAMETERS,
     TORCH_OVERHEAD,
@@ -58,7 +60,7 @@ SB3_WEIGHTS, SB3_TABLE = (
     "policy.pth",
     "crates_table.json",
 )  # an sb3-contrib zip's, as crates wrote it
-ACTOR, CRITIC = "mlp_extractor.policy_net.", "mlp_extractor.value_net."
+ACTOR = "mlp_extractor.policy_net."
 
 
 def convert(source: Path, dest: Path, verify: bool = False, play: bool = False) -> Network:
@@ -144,7 +146,7 @@ def architecture_of(path: Path, weights: dict[str, Any], table: Table) -> Archit
     )
     widths = tuple(int(value.shape[0]) for _, value in layers)
     actor_in = int((layers[0][1] if layers else weights["action_net.weight"]).shape[1])
-    critic = weights.get(f"{CRITIC}0.weight", weights.get("value_net.weight"))
+    critic = weights.get(f"{CRITIC_MLP}0.weight", weights.get(f"{CRITIC_HEAD}weight"))
     critic_in = int(critic.shape[1])
     if critic_in > actor_in:
         return Architecture(critic_in, widths, public_size=actor_in)
