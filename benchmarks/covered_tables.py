@@ -5,6 +5,7 @@ card's rows and its chart.
     python benchmarks/covered_tables.py --agent shipped --baseline greedy --out runs/covered_greedy
     python benchmarks/covered_tables.py --agent checkpoints/mixture.zip --tables crates:3,zimbabwe:5
     python benchmarks/covered_tables.py --chart runs/covered --png docs/covered_tables.png
+    python benchmarks/covered_tables.py --chart runs/bar runs/bar5 --png docs/covered_tables.png
     python benchmarks/covered_tables.py --agent checkpoints/mixture.zip --other-table \
         --tables craits:7,crazy_eights:7 --out runs/other
     python benchmarks/covered_tables.py --agent checkpoints/mixture.zip --other-table \
@@ -15,9 +16,10 @@ runs ``crates eval --preset P --players N --agents AGENT BASELINE --deals D --se
 evaluation's own duplicate deals, seats rotated; table k of the covered list gets seed S+k, and
 the tables outside it the seeds after theirs, in the order given, so tables never share deals)
 and keeps the report in ``OUT/<preset>_<players>p/report.json`` (``--rule``'s options in the
-folder's name: ``crates_4p_standig_jokers=true``). A table whose report is there is not played
-again, so a stopped run resumes and shares of the tables can be played on other machines and
-pooled by copying the folders.
+folder's name: ``crates_4p_standig_jokers=true``), with ``network.json`` beside it: the agent
+and, for a network, its play digest (``agents.checkpoints.play_digest``: what decides its
+moves). A table whose report is there is not played again, so a stopped run resumes and shares
+of the tables can be played on other machines and pooled by copying the folders.
 
 ``--rule KEY=VALUE`` (repeatable) plays every table with that rule option, as ``crates eval``'s
 does; ``--other-table`` lets a network named by path play a table outside the set it learned
@@ -28,7 +30,10 @@ tables or a covered table with other options.
 better than the baseline, per table, with its 95% interval and the 55% bar (green where the
 table is past it: 55% with sign p below 1e-6), prints the rows (share, sign p, mean
 relative points), and the verdict: how many tables are past the bar, and which rule systems are
-past it at every covered player count.
+past it at every covered player count. Given several folders (runs on other seeds) it pools each
+table's deals over the folders that played it (``train.evaluation.report.pooled_pairs``) and
+prints each folder's share beside the pool; it refuses to pool a table two networks played
+(their ``network.json`` differ).
 """
 
 from __future__ import annotations
@@ -43,12 +48,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from crates_env.table_observation import COVERED_TABLES
 from train.cli.commands import parse_rules
+from train.config import rules_of
 from train.evaluation import EvalConfig, run, summarize, write_outputs
-from train.evaluation.bench import parse_tables
+from train.evaluation.bench import network_digest, parse_tables
+from train.evaluation.report import pooled_pairs
+from train.evaluation.stats import PairComparison
 
 # The bar of a learned player: better than HeuristicAgent in 55% of the decided deals, sign p
 # below 1e-6 (docs/model_card.md)
 BAR, BAR_P = 0.55, 1e-6
+NETWORK = "network.json"  # which network played a table's deals, so that a pool holds one
 
 
 def play(
@@ -95,22 +104,35 @@ def play(
             continue
         folder.mkdir(parents=True, exist_ok=True)
         write_outputs(report, folder, tensorboard=False)
-        print(f"{name}: {row(json.loads((folder / 'report.json').read_text()))}")
+        digest = network_digest(agents[0], rules_of(preset, players, options), other_table)
+        (folder / NETWORK).write_text(json.dumps({"agent": agents[0], "play_digest": digest}))
+        (pair,) = pooled_pairs([folder / "deals.csv"])
+        print(f"{name}: {row(pair)}")
 
 
-def row(report: dict) -> str:
+def row(pair: PairComparison) -> str:
     """One table's line: the share of decided deals, its sign p, the mean relative points."""
-    (pair,) = report["pairs"]
     return (
-        f"{pair['better_share']:.1%} of {report['config']['deals']} deals (sign p "
-        f"{pair['sign_p']:.2g}, signed-rank p {pair['wilcoxon_p']:.2g}), mean points "
-        f"{pair['relative']:+.1%}"
+        f"{pair.better_share:.1%} of {pair.deals} deals (sign p {pair.sign_p:.2g}, "
+        f"signed-rank p {pair.wilcoxon_p:.2g}), mean points {pair.relative:+.1%}"
     )
 
 
-def past_bar(pair: dict) -> bool:
+def past_bar(pair: PairComparison) -> bool:
     """Past the bar: better in 55% of the decided deals, sign p below 1e-6."""
-    return pair["better_share"] >= BAR and pair["sign_p"] < BAR_P
+    return pair.better_share >= BAR and pair.sign_p < BAR_P
+
+
+def pooled(folders: list[Path]) -> PairComparison:
+    """One table's comparison over the deals of every folder (one run each); ValueError when
+    two of them record different networks (a folder without ``network.json``, written before
+    it was kept, is taken at its word)."""
+    played = {(f / NETWORK).read_text() for f in folders if (f / NETWORK).is_file()}
+    if len({json.loads(text)["play_digest"] for text in played}) > 1:
+        names = ", ".join(str(f) for f in folders)
+        raise ValueError(f"{names}: played by different networks; pool runs of one network")
+    (pair,) = pooled_pairs([f / "deals.csv" for f in folders])
+    return pair
 
 
 def verdict(passed: dict[tuple[str, int], bool]) -> list[str]:
@@ -128,8 +150,9 @@ def verdict(passed: dict[tuple[str, int], bool]) -> list[str]:
     ]
 
 
-def chart(out: Path, png: Path) -> None:
-    """The share of decided deals per table, with its 95% interval and the bar."""
+def chart(outs: list[Path], png: Path) -> None:
+    """The share of decided deals per table, pooled over the folders, with its 95% interval
+    and the bar."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -138,19 +161,23 @@ def chart(out: Path, png: Path) -> None:
     shares, errors, agent, baseline = [], [], "", ""
     passed: dict[tuple[str, int], bool] = {}  # the tables measured, in the covered list's order
     for preset, players in COVERED_TABLES:
-        path = out / f"{preset}_{players}p" / "report.json"
-        if not path.is_file():
+        folders = [o / f"{preset}_{players}p" for o in outs]
+        folders = [f for f in folders if (f / "report.json").is_file()]
+        if not folders:
             continue
-        report = json.loads(path.read_text())
-        (pair,) = report["pairs"]
-        decided = max(1, pair["decided"])  # ties dropped
-        share = pair["better_share"]
-        shares.append(share)
+        pair = pooled(folders)
+        shares.append(pair.better_share)
         passed[preset, players] = past_bar(pair)
-        agent = f"{pair['first']}, {report['config']['deals']} deals a table"
-        baseline = pair["second"]
-        errors.append(1.96 * (share * (1 - share) / decided) ** 0.5)
-        print(f"{preset} {players}p: {row(report)}")
+        agent = f"{pair.first}, {pair.deals} deals a table"
+        baseline = pair.second
+        decided = max(1, pair.decided)  # ties dropped
+        errors.append(1.96 * (pair.better_share * (1 - pair.better_share) / decided) ** 0.5)
+        each = (
+            " (" + ", ".join(f"{pooled([f]).better_share:.1%} in {f.parent}" for f in folders) + ")"
+            if len(folders) > 1
+            else ""
+        )
+        print(f"{preset} {players}p: {row(pair)}{each}")
     names = [f"{preset} {players}p" for preset, players in passed]
     fig, ax = plt.subplots(figsize=(10, 0.32 * len(names) + 1.2))
     colours = ["tab:green" if ok else "tab:gray" for ok in passed.values()]
@@ -186,7 +213,13 @@ def main() -> None:
         help="a network named by path may play a table outside its set, as crates eval's",
     )
     parser.add_argument("--out", type=Path, default=Path("runs/covered"))
-    parser.add_argument("--chart", type=Path, default=None, help="draw the folder's results")
+    parser.add_argument(
+        "--chart",
+        type=Path,
+        nargs="+",
+        default=None,
+        help="draw the folders' results, each table's deals pooled over them",
+    )
     parser.add_argument("--png", type=Path, default=Path("docs/covered_tables.png"))
     args = parser.parse_args()
     if args.chart is not None:

@@ -37,7 +37,8 @@ from train.config import load_config
 from train.convert import convert
 from train.evaluation import EvalConfig, format_report, run, summarize, validate
 from train.evaluation.bench import parse_tables
-from train.evaluation.report import OTHER_TABLE, read_deals
+from train.evaluation.report import OTHER_TABLE, pooled_pairs, read_deals
+from train.evaluation.stats import PairComparison
 from train.ppo import make_vec_env, new_model
 
 from .networks import untrained_network
@@ -472,13 +473,32 @@ def test_covered_tables_plays_tables_off_the_covered_list_with_other_table(tmp_p
     assert (config["seed"], config["options"], config["other_table"]) == (128, options, True)
 
 
+def test_covered_tables_pools_a_tables_deals_over_runs_of_one_network(tmp_path):
+    """--chart over several folders: a table's deals pooled over the runs (each run's seed its
+    own deals), each run recording the network that played it; two networks refuse to pool."""
+    covered_tables = benchmark("covered_tables")
+    agents, table = (MIXTURE, "heuristic"), [("crates", 2)]
+    covered_tables.play(agents, table, 2, 100, tmp_path / "first", 1)
+    covered_tables.play(agents, table, 3, 200, tmp_path / "second", 1)
+    runs = [tmp_path / name / "crates_2p" for name in ("first", "second")]
+    recorded = json.loads((runs[0] / "network.json").read_text())
+    assert recorded == {"agent": MIXTURE, "play_digest": play_digest(load_network(MIXTURE))}
+    pair = covered_tables.pooled(runs)
+    assert pair == pooled_pairs([run / "deals.csv" for run in runs])[0]
+    assert pair.deals == 5 and (pair.first, pair.second) == (MIXTURE, "heuristic")
+    (runs[1] / "network.json").write_text(json.dumps({"agent": "x", "play_digest": "other"}))
+    with pytest.raises(ValueError, match="played by different networks; pool runs of one"):
+        covered_tables.pooled(runs)
+
+
 def test_covered_tables_verdict_counts_tables_and_whole_rule_systems():
     """The bar's verdict: a share of 55% needs sign p below 1e-6 too, and a rule system counts
     only when every covered player count of it is measured and past the bar."""
     covered_tables = benchmark("covered_tables")
-    assert covered_tables.past_bar({"better_share": 0.55, "sign_p": 9e-7})
-    assert not covered_tables.past_bar({"better_share": 0.549, "sign_p": 1e-30})
-    assert not covered_tables.past_bar({"better_share": 0.70, "sign_p": 1e-6})
+    pair = PairComparison("net", "heuristic", 2000, 2000, -5.0, 1.0, -0.1, 0.1, 0.1, 0.1, 0.1, 0, 0)
+    assert covered_tables.past_bar(replace(pair, better_share=0.55, sign_p=9e-7))
+    assert not covered_tables.past_bar(replace(pair, better_share=0.549, sign_p=1e-30))
+    assert not covered_tables.past_bar(replace(pair, better_share=0.70, sign_p=1e-6))
     passed = {("creights", 2): True, ("creights", 3): True, ("creights", 4): True}
     passed |= {("crates", 2): True, ("crates", 3): True, ("crates", 4): False}  # 5p unmeasured
     assert covered_tables.verdict(passed) == [

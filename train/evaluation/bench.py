@@ -29,7 +29,7 @@ from agents import Table, make_agent
 from agents.checkpoints import play_digest
 from agents.shipped import SHIPPED, has_shipped_network, package_file
 from crates_env.files import atomic_write
-from crates_env.rules import PRESETS
+from crates_env.rules import PRESETS, Ruleset
 from crates_env.table_observation import table_key
 from train.config import rules_of, table_names
 from train.workers import WorkersFailed, ray_session
@@ -189,9 +189,15 @@ def shipped_fingerprint(table: tuple[str, int]) -> str | None:
     moves), so that a reference played by another network is seen to be stale; None where
     there is none."""
     rules = rules_of(*table, {})
-    if not has_shipped_network(rules):
-        return None
-    network = getattr(make_agent(SHIPPED, Table.from_rules(rules), seed=0), "network", None)
+    return network_digest(SHIPPED, rules) if has_shipped_network(rules) else None
+
+
+def network_digest(spec: str, rules: Ruleset, other_table: bool = False) -> str | None:
+    """What decides the moves of the network an agent spec plays at a table
+    (``agents.checkpoints.play_digest``), so that results of two runs are pooled only when one
+    network played both; None for an agent that is not a network."""
+    agent = make_agent(spec, Table.from_rules(rules), seed=0, other_table=other_table)
+    network = getattr(agent, "network", None)
     return play_digest(network) if network is not None else None
 
 
