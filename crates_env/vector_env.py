@@ -523,9 +523,10 @@ class CratesVectorEnv(VectorEnv):
         }
 
     def _final_infos(self, over: np.ndarray) -> dict:
-        """What a finished game adds to its info: the scores per side, the learner's side,
-        its win (1, or its share of a tie), the hands played, the pressures each side took and
-        its opponents' name."""
+        """What a finished game adds to its info: the scores per side, each side's standing
+        (larger is better, ``GameBatch.standings``), the learner's side, its win (1, or its
+        share of a tie), the hands played, the pressures each side took and its opponents'
+        name."""
         if not over.any():
             return {}
         side = np.where(over, self._team_of_seat[self._seat], 0)
@@ -537,6 +538,7 @@ class CratesVectorEnv(VectorEnv):
             opponents[i] = self._lineups[i].who
         final = {
             "scores": np.where(over[:, None], self.games.scores, 0),
+            "standings": np.where(over[:, None], self.games.standings, 0.0),
             "side": side,
             "win": win,
             "hands": np.where(over, self.games.hands_played, 0).astype(np.int64),

@@ -207,6 +207,11 @@ class TrainConfig:
     # Pressures double, so one game's points can run into the millions: "symlog" trains on
     # sign(r) * log(1 + |r|) of each reward (evaluation always counts raw points).
     reward_transform: str = "none"
+    # Pay the learner as the bar scores it (train/duplicate.py): nothing during a game and, at
+    # its end, +1 / 0 / -1 as its side stood better than, level with or worse than the same side
+    # of the same deal played by HeuristicAgent at every seat (reward_mode and reward_scale are
+    # then not read). Its opponents are HeuristicAgent alone.
+    duplicate_reward: bool = False
     one_card: str = "auto"
     # The layout the learner reads: "seat" (its table's own vector) or "table" (one size at
     # every table, with what the table is at the end: docs/env.md), which ``tables`` needs.
@@ -597,6 +602,32 @@ def _coerce(value: Any, default: Any, key: str) -> Any:
     return value
 
 
+def _check_duplicate(c: TrainConfig) -> None:
+    """``duplicate_reward``: the learner meets the baseline's own agents (HeuristicAgent alone)
+    and is paid the comparison itself, untransformed and unshaped."""
+    from train.duplicate import BASELINE
+
+    scripted = {name for name, weight in c.opponents.scripted.items() if weight}
+    if scripted != {BASELINE} or c.opponents.snapshot_weight > 0:
+        raise ValueError(
+            f"duplicate_reward: true compares the learner with {BASELINE} in the same deal, so "
+            f"it plays {BASELINE} alone: set opponents.scripted: {{{BASELINE}: 1.0}} and "
+            "opponents.snapshot_weight: 0"
+        )
+    unsupported = {
+        "mode: expert": c.mode == "expert",
+        f"reward_transform: {c.reward_transform}": c.reward_transform != "none",
+        "pressure_shaping": c.pressure_shaping,
+        "privileged_critic": c.privileged_critic,
+    }
+    given = [name for name, on in unsupported.items() if on]
+    if given:
+        raise ValueError(
+            f"duplicate_reward: true does not go with {', '.join(given)} (it pays the "
+            "comparison itself): leave them out"
+        )
+
+
 def _check_values(c: TrainConfig) -> None:
     rules = c.ruleset()  # raises for bad rules
     _check_tables(c)
@@ -627,6 +658,8 @@ def _check_values(c: TrainConfig) -> None:
                 "pressure_shaping needs reward_transform: none (the shaping is exact only on "
                 "the rewards themselves)"
             )
+    if c.duplicate_reward:
+        _check_duplicate(c)
     for key, allowed in RANGES.items():
         value = config_value(c, key)
         values = value if isinstance(value, list) else [] if value is None else [value]

@@ -68,6 +68,7 @@ def check_supported(config: TrainConfig) -> None:
         "pressure_shaping": config.pressure_shaping,
         "privileged_critic": config.privileged_critic,
         "count_features": config.count_features,
+        "duplicate_reward": config.duplicate_reward,
     }
     wrong = [key for key, on in switches.items() if on]
     if wrong:

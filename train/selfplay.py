@@ -36,6 +36,7 @@ from agents import Table
 from crates_env.engine_choice import compiled_refusal
 from crates_env.env import raw_env
 from crates_env.vector_env import CratesVectorEnv, with_hidden_space
+from train.duplicate import DuplicateSeating, duplicate_rewards
 from train.metrics import game_summary_of_final
 from train.opponents import OpponentPool, PoolSeating, PoolSpec
 from train.shaping import PressureShaping
@@ -48,6 +49,9 @@ class LearnerSpec:
     reward_transform: str = "none"  # "symlog": sign(r) * log1p(|r|), tames doubling pressures
     shaping: PressureShaping | None = None  # pressures charged their cost to the game
     privileged: bool = False  # the hidden state appended to its observations (critic only)
+    # paid only at a game's end, +1 / 0 / -1 as its side stood against the same deal played by
+    # HeuristicAgent at every seat (train.duplicate), instead of the environment's rewards
+    duplicate: bool = False
 
     def reward(self, reward: float) -> float:
         """The reward the learner trains on (``reward_transform``)."""
@@ -84,7 +88,11 @@ class SelfPlayBatch:
     ) -> None:
         table = Table.from_rules(raw_env(**env_kwargs).rules)
         self.pool = OpponentPool(pool_spec, table, policy_factory, seed)
-        seating = PoolSeating(self.pool, learner.privileged)
+        seating = (
+            DuplicateSeating(self.pool, env_kwargs, engine)
+            if learner.duplicate
+            else PoolSeating(self.pool, learner.privileged)
+        )
         self.env = CratesVectorEnv(
             count,
             seating=seating,
@@ -119,7 +127,10 @@ class SelfPlayBatch:
         return obs, infos["action_mask"]
 
     def step(self, actions: Sequence[int]):
+        deals = self._deals()  # the games now in play: the ones a finished game's reward is of
         obs, rewards, terminated, truncated, infos = self.env.step(np.asarray(actions))
+        if deals is not None:
+            rewards = self._duplicate_rewards(deals, terminated, infos)
         out = self.spec.rewards(rewards).astype(np.float32)
         self.returns += out
         self.lengths += 1
@@ -132,6 +143,25 @@ class SelfPlayBatch:
             sb3_infos[i] = final_info(infos["final_obs"][i], bool(truncated[i]), episode, game)
             self.returns[i], self.lengths[i] = 0.0, 0
         return obs, out, dones, sb3_infos, infos["action_mask"]
+
+    def _deals(self) -> list[int] | None:
+        """The deal of each slot's game (duplicate rewards), else None."""
+        seating = self.env.seating
+        if not isinstance(seating, DuplicateSeating):
+            return None
+        return [seating.deal_of[i] for i in range(self.env.num_envs)]
+
+    def _duplicate_rewards(self, deals: list[int], ended: np.ndarray, infos: dict) -> np.ndarray:
+        """Nothing during a game; at its end (not a truncation) the sign of the learner's side's
+        standing against that side's in the deal's baseline game (``train.duplicate``)."""
+        seating: DuplicateSeating = self.env.seating
+        out = np.zeros(self.env.num_envs)
+        final = infos.get("final_info", {})
+        for i in np.flatnonzero(ended):
+            side = int(final["side"][i])
+            mine = final["standings"][i][side]
+            out[i] = duplicate_rewards(mine, seating.baseline(deals[i])[side])
+        return out
 
 
 class TableMix:

@@ -1,0 +1,112 @@
+"""Duplicate rewards for self-play: the learner is paid as the bar scores it.
+
+Every game the learner plays is a deal that HeuristicAgent also plays at every seat (the
+*baseline game*: the same cards in every hand, the same reshuffles while play agrees). When the
+learner's game ends it is paid +1 if its side stood better than the same side of the baseline
+game, -1 if worse and 0 if level, and nothing before: the sign of the duplicate comparison the
+evaluation makes against HeuristicAgent (``train.evaluation``, the bar of docs/model_card.md),
+seat by seat. The cards' luck is in both games, so what the reward measures is the learner's
+play; a doubling pressure worth thousands of points counts as one deal, as the bar counts it.
+
+The opponents are HeuristicAgent (the baseline's own agents, seeded as the baseline game's), so
+the two games differ only in the learner's seat. Game ``k`` of a batch seeded ``s`` is dealt
+from ``seed_of(s, k)`` as the evaluation deals its deal ``k`` of seed ``s``; the baseline games
+are played a block of deals at a time on the batch's engine.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents import make_agent
+from agents.base import decide_batch
+from crates_env.engine_choice import game_batch
+from crates_env.vector_env import Lineup
+from train.evaluation.games import seed_of
+from train.opponents import OpponentPool, PoolSeating, learner_seats
+
+BASELINE = "heuristic"  # who the learner is compared with, and who it plays against
+BLOCK = 64  # deals whose baseline games are played side by side
+
+
+class DuplicateSeating(PoolSeating):
+    """Self-play's seating for duplicate rewards: game ``k`` dealt from ``seed_of(seed, k)``,
+    the learner at the side of ``seed_of(seed, k) % players``, HeuristicAgent at the other
+    seats (seeded by game and seat, as the evaluation seeds them); ``deal_of[slot]`` is the
+    deal of the game in each slot and ``baseline(deal)`` the standing of every side in that
+    deal's all-HeuristicAgent game."""
+
+    def __init__(self, pool: OpponentPool, env_kwargs: dict, engine: str = "auto") -> None:
+        super().__init__(pool, privileged=False)
+        self.env_kwargs, self.engine = env_kwargs, engine
+        self.seed, self.next_deal = 0, 0
+        self.deal_of: dict[int, int] = {}
+        self._standings: dict[int, np.ndarray] = {}
+
+    def reset(self, seed: int | None, num_envs: int) -> None:
+        if seed is not None:
+            self.seed, self.next_deal = seed, 0
+            self._standings.clear()
+
+    def new_game(self, slot: int) -> Lineup:
+        deal = self.next_deal
+        self.next_deal += 1
+        self.deal_of[slot] = deal
+        game_seed = seed_of(self.seed, deal)
+        seats = tuple(sorted(learner_seats(self.rules, game_seed)))
+        agents = self._agents(deal)
+        return Lineup(np.random.default_rng(game_seed), seats[0], seats, BASELINE, agents)
+
+    def baseline(self, deal: int) -> np.ndarray:
+        """float ``[sides]``: each side's standing in deal ``deal``'s all-HeuristicAgent game
+        (larger is better), played with the block of deals around it the first time it is
+        asked for and forgotten once read."""
+        if deal not in self._standings:
+            first = deal - deal % BLOCK
+            deals = range(first, first + BLOCK)
+            standings = self._play(deals)
+            self._standings.update(zip(deals, standings, strict=True))
+        return self._standings.pop(deal)
+
+    def _agents(self, deal: int) -> tuple:
+        """HeuristicAgent at every seat of deal ``deal``, seeded by the deal and seat."""
+        n = self.rules.num_players
+        return tuple(
+            make_agent(BASELINE, self.pool.table, seed=seed_of(self.seed, deal, 0, s))
+            for s in range(n)
+        )
+
+    def _play(self, deals: range) -> np.ndarray:
+        """The standings of the baseline games of ``deals``, side by side. A game whose
+        pressures pass the compiled engine's 64-bit scores (a runaway of more than 58 pressures)
+        is not compared: its standings are NaN and the learner is paid nothing for that deal
+        (the block is split in halves to find it; the reference engine, exact there, would
+        take longer over that one game than over the block)."""
+        try:
+            return self._play_on(deals, self.engine)
+        except OverflowError:
+            if len(deals) == 1:
+                return np.full((1, self.rules.num_teams), np.nan)
+            half = len(deals) // 2
+            return np.concatenate([self._play(deals[:half]), self._play(deals[half:])])
+
+    def _play_on(self, deals: range, engine: str) -> np.ndarray:
+        """``_play`` on ``engine``."""
+        batch = game_batch(len(deals), engine, **self.env_kwargs, autoreset=False)
+        batch.reset_as_env([np.random.default_rng(seed_of(self.seed, d)) for d in deals])
+        seated = [self._agents(d) for d in deals]
+        while not batch.game_over.all():
+            live = np.flatnonzero(~batch.game_over)
+            to_play = batch.to_play
+            agents = [seated[i][to_play[i]] for i in live]
+            actions = np.zeros(len(deals), dtype=np.int64)
+            observations, masks = batch.observe(games=live), batch.legal_mask(games=live)
+            actions[live] = decide_batch(agents, observations, masks.astype(bool))
+            batch.step(actions, active=~batch.game_over)
+        return batch.standings
+
+
+def duplicate_rewards(mine: np.ndarray, baseline: np.ndarray) -> np.ndarray:
+    """+1 where the learner's side stood better than in the baseline game, -1 worse, 0 level
+    or not compared (a NaN baseline)."""
+    return np.nan_to_num(np.sign(np.asarray(mine, dtype=float) - np.asarray(baseline, dtype=float)))
