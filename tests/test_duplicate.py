@@ -20,19 +20,21 @@ from train.selfplay import LearnerSpec, SelfPlayBatch
 SLOTS = 3
 
 
-def play(preset: str, players: int, games: int, heuristic: bool) -> list[float]:
-    """The rewards of the first ``games`` finished games of a duplicate self-play batch whose
-    learner plays as HeuristicAgent (seeded as the baseline game's agent at its seat) or at
-    random; every reward during a game is checked to be nothing."""
-    kwargs = {"preset": preset, "num_players": players}
+def play(preset: str, players: int, games: int, heuristic: bool, **settings) -> list[float]:
+    """The rewards of the first ``games`` finished games of a duplicate self-play batch (the
+    environment's ``settings``) whose learner plays as HeuristicAgent (seeded as the baseline
+    game's agent at its seat, reading the seat layout) or at random; every reward during a game
+    is checked to be nothing."""
+    kwargs = {"preset": preset, "num_players": players, **settings}
     spec = PoolSpec(scripted={BASELINE: 1.0})
     batch = SelfPlayBatch(SLOTS, kwargs, spec, LearnerSpec(duplicate=True), None, seed=11)
     seating = batch.env.seating
-    obs, masks = batch.reset()
+    _, masks = batch.reset()
     learners: dict[tuple[int, int], Agent] = {}
     rng = np.random.default_rng(0)
     paid: list[float] = []
     while len(paid) < games:
+        seat_view = batch.games.observe()  # what HeuristicAgent reads, whatever the learner's
         actions = []
         for i in range(SLOTS):
             if heuristic:
@@ -42,25 +44,37 @@ def play(preset: str, players: int, games: int, heuristic: bool) -> list[float]:
                     seat = min(learner_seats(seating.rules, seed))
                     seed = seed_of(seating.seed, key[1], 0, seat)
                     learners[key] = make_agent(BASELINE, seating.pool.table, seed)
-                actions.append(int(learners[key].act(obs[i], masks[i])))
+                actions.append(int(learners[key].act(seat_view[i], masks[i])))
             else:
                 actions.append(int(rng.choice(np.flatnonzero(masks[i]))))
-        obs, rewards, dones, _, masks = batch.step(actions)
+        _, rewards, dones, _, masks = batch.step(actions)
         assert not rewards[~dones].any()
         paid += [float(r) for r in rewards[dones]]
     return paid
 
 
-@pytest.mark.parametrize("preset, players", [("crates", 3), ("zimbabwe", 3), ("crazy_eights", 2)])
+@pytest.mark.parametrize(
+    "preset, players, settings, lucky",
+    [
+        ("crates", 3, {}, False),
+        ("zimbabwe", 3, {}, False),
+        ("crazy_eights", 2, {}, False),
+        # a run's settings: the learner reads the table layout, HeuristicAgent the seat's; at 5
+        # players random moves stand better than HeuristicAgent's in about 40% of the deals
+        ("crates", 5, {"observation": "table", "one_card": "auto"}, True),
+    ],
+)
 def test_a_learner_playing_as_the_baseline_plays_the_baseline_game_and_is_paid_nothing(
-    preset, players
+    preset, players, settings, lucky
 ):
     """Differential: the learner's game and the deal's baseline game are one game when the
     learner plays HeuristicAgent's moves (same cards, reshuffles and opponents), so every game
-    is level; at random it stands worse more often than better."""
-    assert play(preset, players, 4, heuristic=True) == [0.0] * 4
-    at_random = play(preset, players, 4, heuristic=False)
-    assert set(at_random) <= {-1.0, 0.0, 1.0} and sum(at_random) < 0
+    is level, whatever layout the learner reads; at random it stands worse more often than
+    better."""
+    assert play(preset, players, 4, heuristic=True, **settings) == [0.0] * 4
+    at_random = play(preset, players, 4, heuristic=False, **settings)
+    assert set(at_random) <= {-1.0, 0.0, 1.0} and any(at_random)
+    assert lucky or sum(at_random) < 0
 
 
 def test_a_baseline_game_past_the_compiled_scores_is_not_compared(monkeypatch):

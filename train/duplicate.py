@@ -92,7 +92,9 @@ class DuplicateSeating(PoolSeating):
 
     def _play_on(self, deals: range, engine: str) -> np.ndarray:
         """``_play`` on ``engine``."""
-        batch = game_batch(len(deals), engine, **self.env_kwargs, autoreset=False)
+        # the games write the seat layout, which HeuristicAgent reads (as in the vector env)
+        settings = {k: v for k, v in self.env_kwargs.items() if k != "observation"}
+        batch = game_batch(len(deals), engine, **settings, autoreset=False)
         batch.reset_as_env([np.random.default_rng(seed_of(self.seed, d)) for d in deals])
         seated = [self._agents(d) for d in deals]
         while not batch.game_over.all():
