@@ -168,7 +168,9 @@ def chart(outs: list[Path], png: Path) -> None:
         pair = pooled(folders)
         shares.append(pair.better_share)
         passed[preset, players] = past_bar(pair)
-        agent = f"{pair.first}, {pair.deals} deals a table"
+        agent = f"{pair.first}, {pair.deals} deals a table" + (
+            f" ({len(outs)} sets pooled)" if len(outs) > 1 else ""
+        )
         baseline = pair.second
         decided = max(1, pair.decided)  # ties dropped
         errors.append(1.96 * (pair.better_share * (1 - pair.better_share) / decided) ** 0.5)
