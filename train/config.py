@@ -614,18 +614,24 @@ def _check_duplicate(c: TrainConfig) -> None:
             f"it plays {BASELINE} alone: set opponents.scripted: {{{BASELINE}: 1.0}} and "
             "opponents.snapshot_weight: 0"
         )
-    unsupported = {
+    switches = {
         "mode: expert": c.mode == "expert",
         f"reward_transform: {c.reward_transform}": c.reward_transform != "none",
         "pressure_shaping": c.pressure_shaping,
         "privileged_critic": c.privileged_critic,
     }
-    given = [name for name, on in unsupported.items() if on]
+    _refuse_any(
+        switches,
+        "duplicate_reward: true does not go with {} (it pays the comparison itself): "
+        "leave them out",
+    )
+
+
+def _refuse_any(switches: dict[str, bool], message: str) -> None:
+    """A ValueError of ``message`` (``{}``: the names of the settings that are on) if any is."""
+    given = [name for name, on in switches.items() if on]
     if given:
-        raise ValueError(
-            f"duplicate_reward: true does not go with {', '.join(given)} (it pays the "
-            "comparison itself): leave them out"
-        )
+        raise ValueError(message.format(", ".join(given)))
 
 
 def _check_values(c: TrainConfig) -> None:
@@ -748,18 +754,16 @@ def _check_tables(c: TrainConfig) -> None:
             f"a mixture of {len(tables)} tables needs observation: table (one layout every "
             f"table writes), not {c.observation!r}"
         )
-    unsupported = {
+    switches = {
         "mode: expert": c.mode == "expert",
         "count_features": c.count_features,
         "privileged_critic": c.privileged_critic,
         "pressure_shaping": c.pressure_shaping,
     }
-    given = [name for name, on in unsupported.items() if on]
-    if given:
-        raise ValueError(
-            f"a mixture of tables does not go with {', '.join(given)} yet: train one table, or "
-            "leave them out"
-        )
+    _refuse_any(
+        switches,
+        "a mixture of tables does not go with {} yet: train one table, or leave them out",
+    )
     if c.num_envs < len(tables):
         raise ValueError(
             f"num_envs {c.num_envs} is fewer than the {len(tables)} tables of the mixture: each "
