@@ -8,6 +8,7 @@
   - ``opponents``: who the learner meets (the pool of scripted agents and snapshots);
   - ``imitation``: the warm start, a teacher's games cloned into the policy;
   - ``shaping``: pressure shaping;
+  - ``duplicate``: duplicate rewards, the learner paid against HeuristicAgent's game of the deal;
   - ``expert``: expert iteration, search labels distilled into the network round after round;
   - ``labels``: expert iteration's labels, the search's verdicts on many games, on disk;
   - ``rllib`` and ``rllib_runner``: training on Ray RLlib (the optional extra ``ray``);
