@@ -60,7 +60,8 @@ class DuplicateSeating(PoolSeating):
     def baseline(self, deal: int) -> np.ndarray:
         """float ``[sides]``: each side's standing in deal ``deal``'s all-HeuristicAgent game
         (larger is better), played with the block of deals around it the first time it is
-        asked for and forgotten once read."""
+        asked for and forgotten once read (the few of truncated games, never read, are kept:
+        a float a side each)."""
         if deal not in self._standings:
             first = deal - deal % BLOCK
             deals = range(first, first + BLOCK)
