@@ -228,6 +228,9 @@ def test_crates_label_labels_a_share_of_a_round_that_the_run_then_pools(tmp_path
         (["init=nowhere.zip"], "init must be shipped or a checkpoint file"),
         (["expert.objective=moves"], "expert.objective must be one of choice, gains, not 'moves'"),
         (["expert.gain_scale=0"], "expert.gain_scale must be > 0"),
+        # its games' HeuristicAgent and search read the seat layout (crashed inside the
+        # heuristic's kernel before)
+        (["observation=table"], "expert iteration labels and learns the seat layout, not obs"),
     ],
 )
 def test_bad_expert_settings_are_refused_by_name(tmp_path, overrides, message):
