@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from agents.checkpoints import TableRecord, load_network, read_checkpoint
+from crates_env.table_observation import make_observer
 from train.cli import main
 from train.config import load_config
 from train.expert import (
@@ -201,6 +202,22 @@ def test_init_starts_a_run_from_a_checkpoints_weights(tmp_path):
         start_model(wide, wide.init)
 
 
+def test_a_table_layout_run_learns_the_seat_layout_labels_widened(tmp_path):
+    """The labelled games are played in the seat layout, which the search and HeuristicAgent
+    read (a table-layout run's labelling crashed inside HeuristicAgent's kernel before): the
+    labels are the same for a run of either layout, and a table-layout run learns them widened
+    to its network's layout."""
+    table = tiny(tmp_path, "observation=table", "expert.rounds=1")
+    seat = tiny(tmp_path, "expert.rounds=1")
+    assert label_plan(table, 1).settings() == label_plan(seat, 1).settings()
+    network = train_expert(table)
+    chunk = Labels.load(chunk_path(labels_folder(table, 1), 0))
+    assert chunk.observations.shape[1] == make_observer(seat.ruleset()).size
+    widened = make_observer(table.ruleset(), "table").widen(round_labels(seat, 1).observations)
+    assert np.array_equal(round_labels(table, 1).observations, widened)
+    assert load_network(network).checkpoint.layout[0] == "table"
+
+
 def test_crates_label_labels_a_share_of_a_round_that_the_run_then_pools(tmp_path, capsys):
     sets = [a for item in [*TINY, f"runs_dir={tmp_path}", f"expert.labels={tmp_path / 'labels'}"]
             for a in ("--set", item)]  # fmt: skip
@@ -228,9 +245,6 @@ def test_crates_label_labels_a_share_of_a_round_that_the_run_then_pools(tmp_path
         (["init=nowhere.zip"], "init must be shipped or a checkpoint file"),
         (["expert.objective=moves"], "expert.objective must be one of choice, gains, not 'moves'"),
         (["expert.gain_scale=0"], "expert.gain_scale must be > 0"),
-        # its games' HeuristicAgent and search read the seat layout (crashed inside the
-        # heuristic's kernel before)
-        (["observation=table"], "expert iteration labels and learns the seat layout, not obs"),
     ],
 )
 def test_bad_expert_settings_are_refused_by_name(tmp_path, overrides, message):

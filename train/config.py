@@ -890,11 +890,6 @@ def _check_expert(c: TrainConfig) -> None:
         raise ValueError(
             f"expert.base must be heuristic, shipped or a checkpoint file, not {ex.base!r}"
         )
-    if c.observation != "seat":
-        raise ValueError(
-            f"expert iteration labels and learns the seat layout, not observation: "
-            f"{c.observation} (its games' agents read the seat layout): set observation: seat"
-        )
     if ex.deepen_on not in ("spread", "gain"):
         raise ValueError(f"expert.deepen_on must be spread or gain, not {ex.deepen_on!r}")
     if ex.objective not in OBJECTIVES:

@@ -37,7 +37,9 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 
+from crates_env.observation import SEAT_LAYOUT
 from crates_env.processes import usable_cores
+from crates_env.table_observation import make_observer
 from train.config import ExpertConfig, TrainConfig, WarmStartConfig, check_run_folder
 from train.evaluation import evaluate_against_baselines
 from train.files import atomic_write, write_atomically
@@ -128,8 +130,11 @@ def label_plan(config: TrainConfig, round_: int, base: str | None = None) -> Lab
         spec += f",base={base}"
     if round_ == 1 and config.init_other_table and base.endswith(".zip"):
         spec += ",other_table=true"  # the network the run starts from, of another table
+    # the games write the seat layout, which the search and HeuristicAgent read: the labels
+    # are the same whatever layout the run's network reads (round_labels widens them to it)
+    seat_layout = {k: v for k, v in config.env_kwargs().items() if k != "observation"}
     return LabelPlan(
-        env=config.env_kwargs(),
+        env=seat_layout,
         search=spec,
         opponent=ex.opponent,
         games=ex.games_per_chunk,
@@ -176,9 +181,13 @@ def round_labels(config: TrainConfig, round_: int) -> Labels:
     """The labels round ``round_`` learns from: its own, and with ``expert.pool`` every
     earlier round's too (each read under its own round's settings)."""
     rounds = range(1, round_ + 1) if config.expert.pool else [round_]
-    return Labels.concatenate(
+    labels = Labels.concatenate(
         [pool_labels([labels_folder(config, r)], label_plan(config, r).settings()) for r in rounds]
     )
+    if config.observation == SEAT_LAYOUT:
+        return labels
+    learner = make_observer(config.ruleset(), config.observation)  # the run's network's layout
+    return dataclasses.replace(labels, observations=learner.widen(labels.observations))
 
 
 # ---------------------------------------------------------------------- 2. distil
