@@ -106,8 +106,7 @@ def play(
         write_outputs(report, folder, tensorboard=False)
         digest = network_digest(agents[0], rules_of(preset, players, options), other_table)
         (folder / NETWORK).write_text(json.dumps({"agent": agents[0], "play_digest": digest}))
-        (pair,) = pooled_pairs([folder / "deals.csv"])
-        print(f"{name}: {row(pair)}")
+        print(f"{name}: {row(report.pairs[0])}")
 
 
 def row(pair: PairComparison) -> str:

@@ -38,6 +38,12 @@ def game_batch(num_games: int, engine: str = "auto", **env_kwargs: Any) -> GameB
     return ReferenceGames(num_games, **env_kwargs)
 
 
+def in_seat_layout(env_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``env_kwargs`` with the games writing the seat layout, the one scripted agents and the
+    search read (a learner of the table layout widens it)."""
+    return {key: value for key, value in env_kwargs.items() if key != "observation"}
+
+
 def rules_of_env(env_kwargs: dict[str, Any]) -> Ruleset:
     """The ruleset ``env_kwargs`` name (the environment's own settings set aside)."""
     options = {k: v for k, v in env_kwargs.items() if k not in BATCH_SETTINGS}

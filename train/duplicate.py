@@ -20,7 +20,7 @@ import numpy as np
 
 from agents import make_agent
 from agents.base import decide_batch
-from crates_env.engine_choice import game_batch
+from crates_env.engine_choice import game_batch, in_seat_layout
 from crates_env.vector_env import Lineup
 from train.evaluation.games import seed_of
 from train.opponents import OpponentPool, PoolSeating, learner_seats
@@ -94,8 +94,7 @@ class DuplicateSeating(PoolSeating):
     def _play_on(self, deals: range, engine: str) -> np.ndarray:
         """``_play`` on ``engine``."""
         # the games write the seat layout, which HeuristicAgent reads (as in the vector env)
-        settings = {k: v for k, v in self.env_kwargs.items() if k != "observation"}
-        batch = game_batch(len(deals), engine, **settings, autoreset=False)
+        batch = game_batch(len(deals), engine, **in_seat_layout(self.env_kwargs), autoreset=False)
         batch.reset_as_env([np.random.default_rng(seed_of(self.seed, d)) for d in deals])
         seated = [self._agents(d) for d in deals]
         while not batch.game_over.all():

@@ -37,6 +37,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 
+from crates_env.engine_choice import in_seat_layout
 from crates_env.observation import SEAT_LAYOUT
 from crates_env.processes import usable_cores
 from crates_env.table_observation import make_observer
@@ -130,11 +131,10 @@ def label_plan(config: TrainConfig, round_: int, base: str | None = None) -> Lab
         spec += f",base={base}"
     if round_ == 1 and config.init_other_table and base.endswith(".zip"):
         spec += ",other_table=true"  # the network the run starts from, of another table
-    # the games write the seat layout, which the search and HeuristicAgent read: the labels
-    # are the same whatever layout the run's network reads (round_labels widens them to it)
-    seat_layout = {k: v for k, v in config.env_kwargs().items() if k != "observation"}
     return LabelPlan(
-        env=seat_layout,
+        # the games write the seat layout, which the search and HeuristicAgent read: the labels
+        # are the same whatever layout the run's network reads (round_labels widens them to it)
+        env=in_seat_layout(config.env_kwargs()),
         search=spec,
         opponent=ex.opponent,
         games=ex.games_per_chunk,
