@@ -179,6 +179,9 @@ def chart(outs: list[Path], png: Path) -> None:
             else ""
         )
         print(f"{preset} {players}p: {row(pair)}{each}")
+    if not passed:  # nothing to draw: the chart already there stays
+        folders = ", ".join(str(o) for o in outs)
+        raise ValueError(f"no covered table's report.json in {folders}: {png} left as it was")
     names = [f"{preset} {players}p" for preset, players in passed]
     fig, ax = plt.subplots(figsize=(10, 0.32 * len(names) + 1.2))
     colours = ["tab:green" if ok else "tab:gray" for ok in passed.values()]
@@ -224,7 +227,10 @@ def main() -> None:
     parser.add_argument("--png", type=Path, default=Path("docs/covered_tables.png"))
     args = parser.parse_args()
     if args.chart is not None:
-        chart(args.chart, args.png)
+        try:
+            chart(args.chart, args.png)
+        except ValueError as exc:  # no reports, or two networks at a table
+            parser.error(str(exc))
         return
     tables = COVERED_TABLES if args.tables is None else parse_tables(args.tables)
     play(

@@ -489,6 +489,11 @@ def test_covered_tables_pools_a_tables_deals_over_runs_of_one_network(tmp_path):
     (runs[1] / "network.json").write_text(json.dumps({"agent": "x", "play_digest": "other"}))
     with pytest.raises(ValueError, match="played by different networks; pool runs of one"):
         covered_tables.pooled(runs)
+    png = tmp_path / "chart.png"
+    png.write_bytes(b"the chart drawn before")
+    with pytest.raises(ValueError, match=r"no covered table's report.json in .*: .* left as it"):
+        covered_tables.chart([tmp_path / "first" / "crates_2p"], png)  # a table, not a run
+    assert png.read_bytes() == b"the chart drawn before"
 
 
 def test_covered_tables_verdict_counts_tables_and_whole_rule_systems():
