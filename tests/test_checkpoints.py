@@ -334,15 +334,17 @@ def test_a_damaged_record_is_named(tmp_path):
 
 def test_shipped_follows_the_table():
     """The index gives every covered table a network: the table's own at the seven 4-player
-    tables, the network of every covered table elsewhere; a table off the index has none, and
-    the message lists the tables that have one."""
+    tables and the few others that have one, the network of every covered table elsewhere; a
+    table off the index has none, and the message lists the tables that have one."""
     assert make_agent("shipped", _table("crates")).path == shipped_network(CRATES_4)
     assert [(t.preset, t.num_players) for t in shipped_tables()] == list(COVERED_TABLES)
     chicago = make_agent("shipped", _table("chicago1970"))
     assert (
         chicago.path == shipped_network(make_ruleset("chicago1970", 4)) != shipped_network(CRATES_4)
     )
-    for preset, n in (("crazy_eights", 3), ("crates", 3), ("zimbabwe", 5)):
+    for preset, n in (("crazy_eights", 2), ("crazy_eights", 3), ("zimbabwe", 2)):
+        assert make_agent("shipped", _table(preset, n)).path.name == f"{preset}_{n}p.zip"
+    for preset, n in (("crazy_eights", 5), ("crates", 3), ("zimbabwe", 5)):
         agent = make_agent("shipped", _table(preset, n))
         assert agent.path.name == "mixture.zip"
         assert agent.describe().endswith("a network of 28 tables (table layout 1)")
