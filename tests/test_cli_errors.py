@@ -76,9 +76,11 @@ def test_every_numeric_config_key_has_a_range():
         ("seed=-1", "config key seed must be >= 0, not -1"),
         ("net_arch=[true]", "net_arch must be a list of layer widths"),
         ("expert.chunks=[4, 0]", "expert.chunks must be >= 1, not [4, 0]"),
-        ("expert.chunks=[]", "expert.chunks must be a int or a list of ints, one a round, not []"),
+        ("expert.chunks=[]", "expert.chunks must be a int or chunk ranges or a list of those, one"),
+        ("expert.chunks=0:4,2:6", "expert.chunks must be >= 1 or FIRST:STOP ranges in order and"),
+        ("expert.chunks=5:2", "expert.chunks must be >= 1 or FIRST:STOP ranges in order and"),
         ("expert.epochs=[30, 0]", "expert.epochs must be >= 1, not [30, 0]"),
-        ("expert.epochs=[1.5]", "expert.epochs must be a int or a list of ints, one a round"),
+        ("expert.epochs=[1.5]", "expert.epochs must be a int or a list of those, one a round"),
         ("ppo.n_steps=[64]", "ppo.n_steps must be a int, not [64]"),  # one number, every round
         # more than the machine's memory holds: the run used to start and die allocating
         ("num_envs=100000000", "num_envs must be from 1 to"),

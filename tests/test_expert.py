@@ -24,7 +24,7 @@ from train.expert import (
     train_expert,
 )
 from train.imitation import Gains, Hold, clone, policy_heads
-from train.labels import Labels, chunk_path
+from train.labels import Labels, chunk_path, label
 
 # torch on one thread while these tests run (the suite's threads as they were after them)
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -102,15 +102,45 @@ def test_a_resumed_run_keeps_its_rounds_and_labels_only_what_is_missing(tmp_path
     stamp = network.stat().st_mtime_ns
     folder = labels_folder(one, 1)
     kept = Labels.load(chunk_path(folder, 0))
+    lost = chunk_path(folder, 1).read_bytes()
     chunk_path(folder, 1).unlink()  # as if a share of round 1 were lost: only it is relabelled
     with pytest.raises(ValueError, match="already has"):
         train_expert(one)  # a fresh run never writes over one
     train_expert(tiny(tmp_path, "expert.rounds=2"), resume=True)
     assert network.stat().st_mtime_ns == stamp  # round 1 is not made again
-    assert not chunk_path(folder, 1).exists()  # nor labelled again
+    # round 2 pools round 1's chunks as named: the lost one made again, the same bytes
+    assert chunk_path(folder, 1).read_bytes() == lost
     assert np.array_equal(Labels.load(chunk_path(folder, 0)).observations, kept.observations)
     rounds = json.loads((one.run_dir / STATE).read_text())["rounds"]
     assert [d["round"] for d in rounds] == [1, 2]
+
+
+def test_a_round_labels_and_learns_exactly_the_chunks_its_config_names(tmp_path, monkeypatch):
+    """expert.chunks as ranges (two labellers' shares) labels those chunks, and the round learns
+    them alone: a chunk the shared folder holds beyond them is not read (it was, before)."""
+    config = tiny(tmp_path, "expert.rounds=1", 'expert.chunks="0:1,3:4"')
+    assert config.expert.round_chunks(1) == [0, 3]
+    folder = labels_folder(config, 1)
+    plan = label_plan(config, 1)
+    stray = next(iter(label(plan, folder, [2])))  # another run's share in the same folder
+    learned = []
+
+    def counted_distil(config, round_, labels, *args, **kwargs):
+        learned.append(labels.games)
+        return distil(config, round_, labels, *args, **kwargs)
+
+    monkeypatch.setattr("train.expert.distil", counted_distil)
+    train_expert(config)
+    assert stray > 0
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "chunk_00000.npz",
+        "chunk_00002.npz",
+        "chunk_00003.npz",
+    ]
+    assert learned == [2 * config.expert.games_per_chunk]  # chunks 0 and 3, not 2
+    chunk_path(folder, 3).unlink()
+    with pytest.raises(ValueError, match=r"1 of the 2 chunks to learn are not in .*chunk 3"):
+        round_labels(config, 1)
 
 
 def test_ppo_refines_each_round_from_its_distilled_network(tmp_path):
@@ -252,6 +282,15 @@ def test_bad_expert_settings_are_refused_by_name(tmp_path, overrides, message):
         tiny(tmp_path, *overrides)
 
 
+def test_chunks_are_a_count_or_ranges_read_as_written(tmp_path):
+    assert tiny(tmp_path, "expert.chunks=3").expert.round_chunks(1) == [0, 1, 2]
+    # YAML 1.1 reads 1:30 as a base-60 number, 90: the config reads the range it says
+    assert tiny(tmp_path, "expert.chunks=1:30").expert.round_chunks(1) == list(range(1, 30))
+    config = tiny(tmp_path, 'expert.chunks=["0:2,5:7", 3]')
+    rounds = [config.expert.round_chunks(r) for r in (1, 2, 3)]
+    assert rounds == [[0, 1, 5, 6], [0, 1, 2], [0, 1, 2]]  # the last entry for later rounds
+
+
 def test_crates_label_labels_the_rounds_own_chunk_count_by_default(tmp_path, capsys):
     sets = [a for item in [*TINY, f"runs_dir={tmp_path}", f"expert.labels={tmp_path / 'labels'}",
                            "expert.chunks=[1, 3]"] for a in ("--set", item)]  # fmt: skip
@@ -265,6 +304,7 @@ def test_crates_label_refuses_bad_chunks_and_rounds(tmp_path, capsys):
     for extra, message in [
         (["--chunks", "5:2"], "--chunks takes FIRST:STOP"),
         (["--chunks", "x"], "--chunks takes FIRST:STOP"),
+        (["--chunks", "0:4,2:6"], "--chunks takes FIRST:STOP ranges in order and apart"),
         (["--round", "3"], "--round must be from 1 to expert.rounds"),
     ]:
         with pytest.raises(SystemExit):

@@ -133,9 +133,11 @@ class ExpertConfig:
     # more of the search's changes from the same labels.
     learn_z: float | None = None
     opponent: str = "heuristic"  # who the searching side plays in the labelled games
-    # Label chunks per round (each a file of games_per_chunk games). This and epochs take one
-    # number for every round, or a list of each round's (the last entry for any round after it).
-    chunks: int | list[int] = 100
+    # Label chunks per round (each a file of games_per_chunk games): a count N (chunks 0 to
+    # N-1), or ranges "0:44,100:126" (two machines' shares); a round labels the missing ones
+    # and learns exactly these, whatever else its folder holds. This and epochs take one value
+    # for every round, or a list of each round's (the last entry for any round after it).
+    chunks: int | str | list[int | str] = 100
     games_per_chunk: int = 16
     workers: int = 2  # labelling processes
     # Where each round's label chunks go (<labels>/round_<r>); "" keeps them in the run folder.
@@ -159,20 +161,44 @@ class ExpertConfig:
     base_bonus: float = 0.0
     ppo_steps: int = 0  # PPO self-play steps after each round's distillation (0: none)
 
-    def round_chunks(self, round_: int) -> int:
-        """How many chunks round ``round_`` (from 1) labels."""
-        return _of_round(self.chunks, round_)
+    def round_chunks(self, round_: int) -> list[int]:
+        """The chunks round ``round_`` (from 1) labels and learns from."""
+        return chunk_numbers(_of_round(self.chunks, round_))
 
     def round_epochs(self, round_: int) -> int:
         """How many epochs round ``round_`` (from 1) distils."""
         return _of_round(self.epochs, round_)
 
 
-def _of_round(value: int | list[int], round_: int) -> int:
+def _of_round(value: Any, round_: int) -> Any:
     """A per-round setting's value in round ``round_``: the list's entry, or its last one."""
-    if isinstance(value, int):
+    if not isinstance(value, list):
         return value
     return value[min(round_, len(value)) - 1]
+
+
+CHUNK_RANGES = "FIRST:STOP ranges in order and apart, e.g. 0:44,100:126 (chunks 0-43, 100-125)"
+
+
+def chunk_numbers(spec: int | str) -> list[int]:
+    """The chunks ``spec`` names: a count N (chunks 0 to N-1), or ``FIRST:STOP`` ranges joined
+    by commas (``"0:44,100:126"``), each from 0 up, in order and not overlapping; ValueError
+    naming the two forms otherwise."""
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        if spec < 1:
+            raise ValueError(f"a count of chunks must be >= 1, not {spec}")
+        return list(range(spec))
+    chunks: list[int] = []
+    for part in str(spec).split(","):
+        first, colon, stop = part.strip().partition(":")
+        try:
+            span = range(int(first), int(stop))
+        except ValueError:
+            span = None
+        if not colon or span is None or span.start < 0 or not span or chunks[-1:] >= [span.start]:
+            raise ValueError(f"chunks are a count or {CHUNK_RANGES}; not {spec!r}")
+        chunks += span
+    return chunks
 
 
 MODES = ("ppo", "expert")
@@ -430,7 +456,7 @@ RANGES: dict[str, Range] = {
     "expert.deepen_at": SOME,
     "expert.min_redeals": COUNT,
     "expert.learn_z": SOME,
-    "expert.chunks": COUNT,
+    "expert.chunks": COUNT,  # or chunk ranges (CHUNK_KEYS)
     "expert.games_per_chunk": COUNT,
     "expert.workers": COUNT,
     "expert.holdout": Range(0, 0.5),
@@ -517,10 +543,24 @@ def _check_mode(c: TrainConfig, given: list[str]) -> None:
         raise ValueError("mode expert needs expert.rounds >= 1 (the rounds to run)")
 
 
+class _Loader(yaml.SafeLoader):
+    """``yaml.safe_load``'s reading but for YAML 1.1's base-60 numbers: ``1:30`` stays the
+    text it is, as YAML 1.2 reads it (chunk ranges: ``expert.chunks=1:30`` is not 90)."""
+
+
+def _number_or_text(tag: str):
+    construct = yaml.SafeLoader.yaml_constructors[tag]
+    return lambda loader, node: node.value if ":" in node.value else construct(loader, node)
+
+
+for _tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+    _Loader.add_constructor(_tag, _number_or_text(_tag))
+
+
 def read_yaml(text: str, where: str) -> Any:
     """YAML ``text``; a ValueError naming ``where`` and the first problem if it is not YAML."""
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, _Loader)  # a SafeLoader: builds no Python objects
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         mark = getattr(exc, "problem_mark", None)
@@ -560,6 +600,8 @@ def _build(defaults, data: dict[str, Any], prefix: str):
 
 # Integer keys that also take a list of ints, one per round.
 PER_ROUND = {"expert.chunks", "expert.epochs"}
+# Keys that also take chunk ranges ("0:44,100:126"), as their value or a round's entry.
+CHUNK_KEYS = {"expert.chunks"}
 # Float keys that also take null (nothing): expert.learn_z's is the search's own z.
 OPTIONAL_FLOATS = {"expert.learn_z"}
 # Stock sizes a search looks ahead from, which also take "all" (from the first move).
@@ -592,12 +634,18 @@ def _coerce(value: Any, default: Any, key: str) -> Any:
         ok = isinstance(value, int) and not isinstance(value, bool)
     else:
         ok = isinstance(value, type(default))
+    ranges = key in CHUNK_KEYS
+
+    def entry(v: Any) -> bool:
+        return (isinstance(v, int) and not isinstance(v, bool)) or (ranges and isinstance(v, str))
+
+    if not ok and ranges and isinstance(value, str):
+        ok = True  # the ranges are read when the config is checked
     if not ok and key in PER_ROUND and isinstance(value, list) and value:
-        ok = all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        ok = all(map(entry, value))
     if not ok:
-        kind = type(default).__name__ + (
-            f" or a list of {type(default).__name__}s, one a round" if key in PER_ROUND else ""
-        )
+        kind = type(default).__name__ + (" or chunk ranges" if ranges else "")
+        kind += " or a list of those, one a round" if key in PER_ROUND else ""
         raise ValueError(f"config key {key} must be a {kind}, not {value!r}")
     return value
 
@@ -669,7 +717,14 @@ def _check_values(c: TrainConfig) -> None:
     for key, allowed in RANGES.items():
         value = config_value(c, key)
         values = value if isinstance(value, list) else [] if value is None else [value]
-        if not all(map(allowed.holds, values)):
+        try:
+            for ranges in (v for v in values if isinstance(v, str)):  # CHUNK_KEYS' other form
+                chunk_numbers(ranges)
+        except ValueError:
+            raise ValueError(
+                f"config key {key} must be {allowed} or {CHUNK_RANGES}, not {value!r}"
+            ) from None
+        if not all(allowed.holds(v) for v in values if not isinstance(v, str)):
             raise ValueError(f"config key {key} must be {allowed}, not {value!r}")
     if c.count_features and c.privileged_critic:
         raise ValueError(

@@ -78,7 +78,11 @@ def _train_expert(config: TrainConfig, resume: bool, ray: str | None) -> Path:
             network = Path(done["network"])
             continue
         base = search_base(config, r)
-        # 1. Label
+        # 1. Label (and make again any chunk of a pooled earlier round lost since: the same
+        # bytes, so the round learns what the config names)
+        for earlier in range(1, r) if config.expert.pool else ():
+            if pending(labels_folder(config, earlier), config.expert.round_chunks(earlier)):
+                sum(label_round(config, earlier, ray=ray))
         rows = sum(label_round(config, r, base, ray=ray))
         labels = round_labels(config, r)
         print(f"round {r}: {labels.games:,} labelled games, {len(labels):,} positions")
@@ -163,7 +167,7 @@ def label_round(
     from tqdm import tqdm
 
     plan = label_plan(config, round_, base)
-    chunks = range(config.expert.round_chunks(round_)) if chunks is None else chunks
+    chunks = config.expert.round_chunks(round_) if chunks is None else chunks
     workers = config.expert.workers if workers is None else workers
     folder = labels_folder(config, round_)
     bar = tqdm(
@@ -178,11 +182,17 @@ def label_round(
 
 
 def round_labels(config: TrainConfig, round_: int) -> Labels:
-    """The labels round ``round_`` learns from: its own, and with ``expert.pool`` every
+    """The labels round ``round_`` learns from: its own chunks, and with ``expert.pool`` every
     earlier round's too (each read under its own round's settings)."""
-    rounds = range(1, round_ + 1) if config.expert.pool else [round_]
+    ex = config.expert
+    rounds = range(1, round_ + 1) if ex.pool else [round_]
     labels = Labels.concatenate(
-        [pool_labels([labels_folder(config, r)], label_plan(config, r).settings()) for r in rounds]
+        [
+            pool_labels(
+                [labels_folder(config, r)], label_plan(config, r).settings(), ex.round_chunks(r)
+            )
+            for r in rounds
+        ]
     )
     if config.observation == SEAT_LAYOUT:
         return labels

@@ -373,10 +373,27 @@ def _chunks_in(folder: Path) -> list[Path]:
     return [p for p in sorted(folder.glob("chunk_*.npz")) if not p.name.endswith(".tmp.npz")]
 
 
-def pool_labels(folders: Iterable[Path], settings: dict | None = None) -> Labels:
-    """Every chunk of ``folders`` joined (in folder and chunk order); ValueError if none is
-    there, or a chunk was labelled under settings other than ``settings``."""
-    paths = [p for folder in folders for p in _chunks_in(Path(folder))]
+def pool_labels(
+    folders: Iterable[Path], settings: dict | None = None, chunks: Iterable[int] | None = None
+) -> Labels:
+    """Every chunk of ``folders`` joined (in folder and chunk order), or only the chunks
+    numbered ``chunks`` of each (a run learns what its config names, whatever else a shared
+    folder holds); ValueError if none is there, one of ``chunks`` is missing, or a chunk was
+    labelled under settings other than ``settings``."""
+    folders = [Path(folder) for folder in folders]
+    if chunks is None:
+        paths = [p for folder in folders for p in _chunks_in(folder)]
+    else:
+        chunks = list(chunks)
+        for folder in folders:
+            missing = pending(folder, chunks)
+            if missing:
+                raise ValueError(
+                    f"{len(missing)} of the {len(chunks)} chunks to learn are not in {folder} "
+                    f"(the first: chunk {missing[0]}): label them (crates label) or name fewer "
+                    "in expert.chunks"
+                )
+        paths = [chunk_path(folder, i) for folder in folders for i in chunks]
     if not paths:
         raise ValueError(f"no label chunks (chunk_*.npz) in {', '.join(map(str, folders))}")
     return Labels.concatenate([Labels.load(p, settings) for p in paths])

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from train.config import read_yaml
+from train.config import CHUNK_RANGES, chunk_numbers, read_yaml
 
 DEFAULT_CONFIG = "configs/default.yaml"  # the config the package ships (train/configs)
 MAX_PORT = 65535
@@ -240,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--chunks",
         default=None,
         metavar="FIRST:STOP",
-        help="the chunks to label, e.g. 0:50 (default: the round's expert.chunks)",
+        help="the chunks to label, e.g. 0:50 or 0:44,100:126 (default: the round's expert.chunks)",
     )
     la.add_argument("--workers", type=int, default=None, help="processes (default: expert.workers)")
     add_ray_argument(la, "label the chunks")
@@ -664,18 +664,15 @@ def run_label(args: argparse.Namespace) -> int:
     return 0
 
 
-def parse_chunks(text: str | None) -> range | None:
-    """``"10:20"`` -> chunks 10 to 19; None -> None (``label_round`` labels the round's own)."""
+def parse_chunks(text: str | None) -> list[int] | None:
+    """``"10:20"`` -> chunks 10 to 19 (or several ranges, ``"0:44,100:126"``); None -> None
+    (``label_round`` labels the round's own)."""
     if text is None:
         return None
-    first, colon, stop = text.partition(":")
     try:
-        chunks = range(int(first), int(stop))
+        return chunk_numbers(text)
     except ValueError:
-        chunks = None
-    if not colon or chunks is None or chunks.start < 0 or not chunks:
-        raise ValueError(f"--chunks takes FIRST:STOP with 0 <= FIRST < STOP, not {text!r}")
-    return chunks
+        raise ValueError(f"--chunks takes {CHUNK_RANGES}; not {text!r}") from None
 
 
 def run_play(args: argparse.Namespace) -> int:
