@@ -195,7 +195,8 @@ def chunk_numbers(spec: int | str) -> list[int]:
             span = range(int(first), int(stop))
         except ValueError:
             span = None
-        if not colon or span is None or span.start < 0 or not span or chunks[-1:] >= [span.start]:
+        overlaps = bool(chunks) and span is not None and span.start <= chunks[-1]
+        if not colon or span is None or span.start < 0 or not span or overlaps:
             raise ValueError(f"chunks are a count or {CHUNK_RANGES}; not {spec!r}")
         chunks += span
     return chunks
