@@ -32,8 +32,20 @@ table is past it: 55% with sign p below 1e-6), prints the rows (share, sign p, m
 relative points), and the verdict: how many tables are past the bar, and which rule systems are
 past it at every covered player count. Given several folders (runs on other seeds) it pools each
 table's deals over the folders that played it (``train.evaluation.report.pooled_pairs``) and
-prints each folder's share beside the pool; it refuses to pool a table two networks played
-(their ``network.json`` differ).
+prints each set's share beside the pool; it refuses to pool a table two networks played
+(their ``network.json`` differ). Beside the chart it writes the record of what it drew
+(``docs/covered_tables.png`` -> ``docs/covered_tables.json``: each table's network, each set's
+comparison by its seed, and their pool), and ``--chart`` takes such a record among its sources:
+the tables of the run folders after it replace the record's. A new network at one table plays
+that table's two sets, and the chart is drawn again from the record and those two folders,
+without playing the other tables again:
+
+    python benchmarks/covered_tables.py --agent shipped --tables crazy_eights:3 --deals 2000 \
+        --seed 52500000 --out runs/bar_new
+    python benchmarks/covered_tables.py --agent shipped --tables crazy_eights:3 --deals 2000 \
+        --seed 54000000 --out runs/bar5_new
+    python benchmarks/covered_tables.py --chart docs/covered_tables.json runs/bar_new \
+        runs/bar5_new --png docs/covered_tables.png
 """
 
 from __future__ import annotations
@@ -41,6 +53,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -126,12 +139,78 @@ def pooled(folders: list[Path]) -> PairComparison:
     """One table's comparison over the deals of every folder (one run each); ValueError when
     two of them record different networks (a folder without ``network.json``, written before
     it was kept, is taken at its word)."""
+    return measured(folders).pooled
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One table's figure: the network that played it (its play digest; None for an agent that
+    is not a network, or a run that did not record it), each set's comparison by its seed, and
+    the pool of their deals."""
+
+    play_digest: str | None
+    sets: dict[int, PairComparison]
+    pooled: PairComparison
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "play_digest": self.play_digest,
+            "sets": [{"seed": seed, **asdict(pair)} for seed, pair in self.sets.items()],
+            "pooled": asdict(self.pooled),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Measured:
+        sets = {}
+        for entry in data["sets"]:
+            fields = dict(entry)
+            seed = int(fields.pop("seed"))
+            sets[seed] = PairComparison(**fields)
+        return cls(data["play_digest"], sets, PairComparison(**data["pooled"]))
+
+
+def measured(folders: list[Path]) -> Measured:
+    """One table's runs (a folder each, as ``play`` writes them), pooled: the sets by their
+    seeds and the pool of their deals; ValueError when two of them record different networks."""
     played = {(f / NETWORK).read_text() for f in folders if (f / NETWORK).is_file()}
-    if len({json.loads(text)["play_digest"] for text in played}) > 1:
+    digests = {json.loads(text)["play_digest"] for text in played}
+    if len(digests) > 1:
         names = ", ".join(str(f) for f in folders)
         raise ValueError(f"{names}: played by different networks; pool runs of one network")
+    sets = {
+        json.loads((f / "report.json").read_text())["config"]["seed"]: pooled_pairs(
+            [f / "deals.csv"]
+        )[0]
+        for f in folders
+    }
     (pair,) = pooled_pairs([f / "deals.csv" for f in folders])
-    return pair
+    return Measured(next(iter(digests), None), sets, pair)
+
+
+def read_record(path: Path) -> dict[tuple[str, int], Measured]:
+    """The tables a record (``--chart``'s JSON beside its chart) holds."""
+    try:
+        tables = json.loads(path.read_text())["tables"]
+        return {parse_tables(name)[0]: Measured.from_json(data) for name, data in tables.items()}
+    except (KeyError, TypeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is not a record of covered_tables.py --chart ({exc!r})") from exc
+
+
+def gather(sources: list[Path]) -> dict[tuple[str, int], Measured]:
+    """Every covered table measured in ``sources``, in the covered list's order: the records
+    (``.json`` files) first, in order, then the run folders, each table pooled over the folders
+    that played it, which replace what a record held there (a table a new network plays)."""
+    records = [s for s in sources if s.suffix == ".json" and s.is_file()]
+    runs = [s for s in sources if s not in records]
+    found: dict[tuple[str, int], Measured] = {}
+    for record in records:
+        found |= read_record(record)
+    for preset, players in COVERED_TABLES:
+        folders = [o / f"{preset}_{players}p" for o in runs]
+        folders = [f for f in folders if (f / "report.json").is_file()]
+        if folders:
+            found[preset, players] = measured(folders)
+    return {table: found[table] for table in COVERED_TABLES if table in found}
 
 
 def verdict(passed: dict[tuple[str, int], bool]) -> list[str]:
@@ -149,39 +228,34 @@ def verdict(passed: dict[tuple[str, int], bool]) -> list[str]:
     ]
 
 
-def chart(outs: list[Path], png: Path) -> None:
-    """The share of decided deals per table, pooled over the folders, with its 95% interval
-    and the bar."""
+def chart(sources: list[Path], png: Path) -> None:
+    """The share of decided deals per table (``gather``: run folders, each table's deals pooled
+    over them, and earlier records), with its 95% interval and the bar; the tables' figures
+    written beside the chart (``png`` as ``.json``), the record a later chart starts from."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    shares, errors, agent, baseline = [], [], "", ""
+    tables = gather(sources)
+    if not tables:  # nothing to draw: the chart already there stays
+        names = ", ".join(str(s) for s in sources)
+        raise ValueError(f"no covered table's report.json in {names}: {png} left as it was")
+    shares, errors = [], []
     passed: dict[tuple[str, int], bool] = {}  # the tables measured, in the covered list's order
-    for preset, players in COVERED_TABLES:
-        folders = [o / f"{preset}_{players}p" for o in outs]
-        folders = [f for f in folders if (f / "report.json").is_file()]
-        if not folders:
-            continue
-        pair = pooled(folders)
+    for (preset, players), table in tables.items():
+        pair = table.pooled
         shares.append(pair.better_share)
         passed[preset, players] = past_bar(pair)
-        agent = f"{pair.first}, {pair.deals} deals a table" + (
-            f" ({len(outs)} sets pooled)" if len(outs) > 1 else ""
-        )
-        baseline = pair.second
         decided = max(1, pair.decided)  # ties dropped
         errors.append(1.96 * (pair.better_share * (1 - pair.better_share) / decided) ** 0.5)
-        each = (
-            " (" + ", ".join(f"{pooled([f]).better_share:.1%} in {f.parent}" for f in folders) + ")"
-            if len(folders) > 1
-            else ""
-        )
-        print(f"{preset} {players}p: {row(pair)}{each}")
-    if not passed:  # nothing to draw: the chart already there stays
-        folders = ", ".join(str(o) for o in outs)
-        raise ValueError(f"no covered table's report.json in {folders}: {png} left as it was")
+        each = ", ".join(f"{p.better_share:.1%} on seed {seed}" for seed, p in table.sets.items())
+        print(f"{preset} {players}p: {row(pair)}" + (f" ({each})" if len(table.sets) > 1 else ""))
+    sets = {len(t.sets) for t in tables.values()}
+    agent = f"{pair.first}, {pair.deals} deals a table" + (
+        f" ({max(sets)} sets pooled)" if max(sets) > 1 else ""
+    )
+    baseline = pair.second
     names = [f"{preset} {players}p" for preset, players in passed]
     fig, ax = plt.subplots(figsize=(10, 0.32 * len(names) + 1.2))
     colours = ["tab:green" if ok else "tab:gray" for ok in passed.values()]
@@ -194,7 +268,13 @@ def chart(outs: list[Path], png: Path) -> None:
     ax.legend(loc="lower right")
     fig.tight_layout()
     fig.savefig(png, dpi=100)
-    print(f"wrote {png}")
+    record = {
+        "agent": pair.first,
+        "baseline": baseline,
+        "tables": {f"{p}:{n}": table.to_json() for (p, n), table in tables.items()},
+    }
+    png.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
+    print(f"wrote {png} and {png.with_suffix('.json')}")
     print("\n".join(verdict(passed)))
 
 
@@ -222,7 +302,8 @@ def main() -> None:
         type=Path,
         nargs="+",
         default=None,
-        help="draw the folders' results, each table's deals pooled over them",
+        help="draw the folders' results, each table's deals pooled over them, over the tables "
+        "of the records (.json) named before them",
     )
     parser.add_argument("--png", type=Path, default=Path("docs/covered_tables.png"))
     args = parser.parse_args()

@@ -8,7 +8,7 @@ import hashlib
 import io
 import json
 import zipfile
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import pytest
 import torch
@@ -496,6 +496,42 @@ def test_covered_tables_pools_a_tables_deals_over_runs_of_one_network(tmp_path):
     with pytest.raises(ValueError, match=r"no covered table's report.json in .*: .* left as it"):
         covered_tables.chart([tmp_path / "first" / "crates_2p"], png)  # a table, not a run
     assert png.read_bytes() == b"the chart drawn before"
+
+
+def test_covered_tables_chart_keeps_a_record_a_later_chart_starts_from(tmp_path, capsys):
+    """--chart writes beside its PNG each table's network, sets and pool; a chart from that
+    record alone holds the same figures, and a table played again (a new network's two sets)
+    replaces the record's, the other tables kept as they were."""
+    covered_tables = benchmark("covered_tables")
+    agents = (MIXTURE, "heuristic")
+    for name, seed in [("first", 100), ("second", 200)]:
+        covered_tables.play(agents, [("crates", 2), ("crates", 3)], 2, seed, tmp_path / name, 1)
+    covered_tables.play(agents, [("crates", 3)], 3, 300, tmp_path / "again", 1)
+    png = tmp_path / "chart.png"
+    capsys.readouterr()
+    covered_tables.chart([tmp_path / "first", tmp_path / "second"], png)
+    record = json.loads(png.with_suffix(".json").read_text())
+    assert list(record["tables"]) == ["crates:2", "crates:3"]
+    two = record["tables"]["crates:2"]
+    assert [s["seed"] for s in two["sets"]] == [100, 200]  # table k of the list: seed + k
+    assert two["play_digest"] == play_digest(load_network(MIXTURE))
+    runs = [tmp_path / name / "crates_2p" for name in ("first", "second")]
+    assert two["pooled"] == asdict(pooled_pairs([run / "deals.csv" for run in runs])[0])
+    assert two["sets"][1] == {"seed": 200, **asdict(pooled_pairs([runs[1] / "deals.csv"])[0])}
+    drawn = capsys.readouterr().out
+    covered_tables.chart([png.with_suffix(".json")], tmp_path / "redrawn.png")
+    assert json.loads((tmp_path / "redrawn.json").read_text()) == record
+    assert capsys.readouterr().out.replace("redrawn", "chart") == drawn
+    covered_tables.chart([png.with_suffix(".json"), tmp_path / "again"], tmp_path / "new.png")
+    new = json.loads((tmp_path / "new.json").read_text())["tables"]
+    assert new["crates:2"] == two
+    again = tmp_path / "again" / "crates_3p" / "deals.csv"
+    assert [s["seed"] for s in new["crates:3"]["sets"]] == [301]
+    assert new["crates:3"]["pooled"] == asdict(pooled_pairs([again])[0])
+    (tmp_path / "broken.json").write_text(json.dumps({"tables": {"crates:2": {"sets": []}}}))
+    with pytest.raises(ValueError, match=r"broken.json is not a record of covered_tables.py"):
+        covered_tables.chart([tmp_path / "broken.json"], tmp_path / "broken.png")
+    assert not (tmp_path / "broken.png").exists()
 
 
 def test_covered_tables_verdict_counts_tables_and_whole_rule_systems():
