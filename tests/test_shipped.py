@@ -5,6 +5,7 @@ wheel holds the product alone (the tests' harness stays in tests/)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -214,3 +215,38 @@ def test_the_index_gives_each_table_a_network_that_learned_it():
         assert not read_checkpoint(path).mismatch(TableRecord(preset, int(players)))
     with pytest.raises(ValueError, match=r"no shipped network for 4-player crates \(standig"):
         shipped_network(make_ruleset("crates", 4, standig_jokers=True))  # another table
+
+
+def test_the_model_cards_bar_rows_are_the_record_of_the_networks_shipped_now():
+    """docs/covered_tables.json (written by benchmarks/covered_tables.py --chart beside the
+    chart) holds the bar's figure at every covered table, played by the network shipped there
+    now (its play digest), and the model card's row of each table says what the record does:
+    a network shipped without its two bar sets, or a row edited by hand, fails here."""
+    from agents.checkpoints import load_network, play_digest
+    from crates_env.table_observation import COVERED_TABLES
+
+    record = json.loads((ROOT / "docs" / "covered_tables.json").read_text())
+    assert (record["agent"], record["baseline"]) == ("shipped", "heuristic")
+    assert list(record["tables"]) == [f"{p}:{n}" for p, n in COVERED_TABLES]
+    card = (ROOT / "docs" / "model_card.md").read_text()
+    header = "| table | network | first set | second set | pooled: better in |"
+    card = card[card.index(header) :].split("\n\n")[0]  # the bar's table
+    for (preset, players), table in zip(COVERED_TABLES, record["tables"].values(), strict=True):
+        network = load_network(shipped_network(make_ruleset(preset, players)))
+        assert table["play_digest"] == play_digest(network), (preset, players)
+        first, second = table["sets"]
+        k = COVERED_TABLES.index((preset, players))
+        assert (first["seed"], second["seed"]) == (52500000 + k, 54000000 + k)
+        pooled = table["pooled"]
+        past = pooled["better_share"] >= 0.55 and pooled["sign_p"] < 1e-6
+        cells = [
+            f"{first['better_share']:.1%}",
+            f"{second['better_share']:.1%}",
+            f"**{pooled['better_share']:.1%}** of {pooled['decided']}",
+            f"{pooled['sign_p']:.2g}",
+            f"{pooled['wilcoxon_p']:.2g}",
+            f"{pooled['relative']:+.1%}",
+            "**past**" if past else "below",
+        ]
+        row = re.search(rf"^\| {players}-player {preset} \| [^|]+ \| (.*) \|$", card, re.M)
+        assert row and row.group(1).split(" | ") == cells, (preset, players)
