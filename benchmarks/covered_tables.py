@@ -135,13 +135,6 @@ def past_bar(pair: PairComparison) -> bool:
     return pair.better_share >= BAR and pair.sign_p < BAR_P
 
 
-def pooled(folders: list[Path]) -> PairComparison:
-    """One table's comparison over the deals of every folder (one run each); ValueError when
-    two of them record different networks (a folder without ``network.json``, written before
-    it was kept, is taken at its word)."""
-    return measured(folders).pooled
-
-
 @dataclass(frozen=True)
 class Measured:
     """One table's figure: the network that played it (its play digest; None for an agent that
@@ -171,7 +164,8 @@ class Measured:
 
 def measured(folders: list[Path]) -> Measured:
     """One table's runs (a folder each, as ``play`` writes them), pooled: the sets by their
-    seeds and the pool of their deals; ValueError when two of them record different networks."""
+    seeds and the pool of their deals; ValueError when two of them record different networks
+    (a folder without ``network.json``, written before it was kept, is taken at its word)."""
     played = {(f / NETWORK).read_text() for f in folders if (f / NETWORK).is_file()}
     digests = {json.loads(text)["play_digest"] for text in played}
     if len(digests) > 1:

@@ -485,12 +485,12 @@ def test_covered_tables_pools_a_tables_deals_over_runs_of_one_network(tmp_path):
     runs = [tmp_path / name / "crates_2p" for name in ("first", "second")]
     recorded = json.loads((runs[0] / "network.json").read_text())
     assert recorded == {"agent": MIXTURE, "play_digest": play_digest(load_network(MIXTURE))}
-    pair = covered_tables.pooled(runs)
+    pair = covered_tables.measured(runs).pooled
     assert pair == pooled_pairs([run / "deals.csv" for run in runs])[0]
     assert pair.deals == 5 and (pair.first, pair.second) == (MIXTURE, "heuristic")
     (runs[1] / "network.json").write_text(json.dumps({"agent": "x", "play_digest": "other"}))
     with pytest.raises(ValueError, match="played by different networks; pool runs of one"):
-        covered_tables.pooled(runs)
+        covered_tables.measured(runs)
     png = tmp_path / "chart.png"
     png.write_bytes(b"the chart drawn before")
     with pytest.raises(ValueError, match=r"no covered table's report.json in .*: .* left as it"):
