@@ -54,7 +54,7 @@ TINY = [
 @pytest.fixture(autouse=True)
 def _checks_in_process(monkeypatch):
     """The rounds' checks play their few games here rather than in worker processes."""
-    monkeypatch.setattr("train.evaluation.baselines.eval_workers", lambda: 1)
+    monkeypatch.setattr("train.evaluation.baselines.eval_workers", lambda chunks: 1)
 
 
 def tiny(tmp_path, *more: str):

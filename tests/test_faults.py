@@ -27,7 +27,8 @@ from .waiting import wait_for
 def test_ctrl_c_during_a_periodic_evaluation_plays_it_again_on_resume(tmp_path, monkeypatch):
     """The run used to record the evaluation before playing it, save that on Ctrl-C and never
     play it again on --resume."""
-    monkeypatch.setattr(baselines, "eval_workers", lambda: 1)  # the checks' games in this process
+    # the checks' games in this process
+    monkeypatch.setattr(baselines, "eval_workers", lambda chunks: 1)
     more = ("eval.every=32", "eval.deals=1", "eval.baselines=[random]", "total_steps=128")
     config = tiny(tmp_path, *more)
     real = ppo.evaluate_against_baselines

@@ -70,7 +70,7 @@ def test_crates_label_and_train_on_ray_label_as_local_training_does(tmp_path, mo
     from .test_expert import TINY
 
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
-    monkeypatch.setattr("train.evaluation.baselines.eval_workers", lambda: 1)
+    monkeypatch.setattr("train.evaluation.baselines.eval_workers", lambda chunks: 1)
     config = ["--config", "configs/crates_4p_expert.yaml"]
 
     def sets(name: str) -> list[str]:

@@ -18,6 +18,7 @@ from crates_env.processes import cpu_seconds
 from train.cli import main
 from train.evaluation import run, summarize
 from train.evaluation.curves import DPI, read_scalars
+from train.evaluation.games import CHUNK_DEALS
 from train.evaluation.reference_curves import (
     CPU,
     DECIDED,
@@ -49,10 +50,7 @@ class Recorder:
         self.values[key] = value
 
 
-def test_a_check_logs_the_share_of_decided_deals_each_baseline_stood_worse_in(
-    tmp_path, monkeypatch
-):
-    monkeypatch.setattr(baselines, "eval_workers", lambda: 1)
+def test_a_check_logs_the_share_of_decided_deals_each_baseline_stood_worse_in(tmp_path):
     config = tiny(tmp_path, "eval.baselines=[heuristic, random]")
     logger = Recorder()
     # "greedy" in the checkpoint's place: the check plays whatever agent it is given
@@ -66,6 +64,42 @@ def test_a_check_logs_the_share_of_decided_deals_each_baseline_stood_worse_in(
         assert logger.values[f"eval/vs_{baseline}/better_share"] == pytest.approx(
             sum(a > 0 for a in decided) / len(decided)
         )
+
+
+def test_a_check_starts_its_workers_once_and_only_for_deals_enough_to_pay_their_start(
+    tmp_path, monkeypatch
+):
+    """With two cores free a check of a few dozen deals used to start two worker processes
+    for each baseline, each importing torch afresh, to play one batch: now it plays them here,
+    and a check of many chunks starts one pool for all its baselines."""
+    import train.evaluation.tournament as tournament
+
+    started = []
+
+    class Pool:  # plays the chunks here, as a started pool plays them in its workers
+        def imap(self, play, chunks):
+            return map(play, chunks)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+    def worker_pool(workers):
+        started.append(workers)
+        return Pool()
+
+    monkeypatch.setattr(tournament, "worker_pool", worker_pool)
+    monkeypatch.setattr(baselines, "worker_pool", worker_pool, raising=False)
+    monkeypatch.setattr(baselines.core_share(), "free", lambda keep=0: 2)  # two free cores
+    config = tiny(tmp_path, "eval.baselines=[heuristic, random]")
+    baselines.evaluate_against_baselines(config, "greedy", 20)
+    assert started == []
+    deals = baselines.CHUNKS_A_WORKER * CHUNK_DEALS  # a worker's chunks at each baseline
+    _, reports = baselines.evaluate_against_baselines(config, "greedy", deals)
+    assert started == [2]
+    assert [len(report.deals) for report in reports] == [deals, deals]
 
 
 def test_cpu_seconds_counts_a_running_worker_once_and_again_once_it_is_reaped():
@@ -85,7 +119,6 @@ def test_cpu_seconds_counts_a_running_worker_once_and_again_once_it_is_reaped():
 
 
 def test_a_run_logs_its_training_cpu_at_each_check_without_the_checks(tmp_path, monkeypatch):
-    monkeypatch.setattr(baselines, "eval_workers", lambda: 1)
     real = ppo.evaluate_against_baselines
 
     def slow_check(*args, **kwargs):  # a check that costs a CPU-second more

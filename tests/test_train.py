@@ -31,6 +31,7 @@ TINY = [
     "total_steps=64",
     "checkpoint_every=32",
     "eval.every=1000000000",
+    "eval.final_deals=8",  # the last word of a run, a batch played in this process
     "opponents.snapshot_every=32",
     "opponents.snapshot_weight=1.0",
     "progress_bar=false",

@@ -5,6 +5,7 @@ ends it (with replay pages of its first games). Both backends call them (``train
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,20 +16,28 @@ import numpy as np
 from crates_env.processes import core_share
 from train.config import TrainConfig
 
-from .games import EvalConfig
+from .games import CHUNK_DEALS, EvalConfig
 from .replays import write_replays
 from .report import format_report
 from .stats import Report, summarize
-from .tournament import game_tasks, run
+from .tournament import game_tasks, run, worker_pool
+
+# A worker process starts by importing torch and the engine afresh, which costs about as much
+# as playing a few chunks of deals (a chunk is one batch of games); a worker is started only
+# for this many chunks of the check (docs/training.md, "A shared machine").
+CHUNKS_A_WORKER = 4
 
 
-def eval_workers() -> int:
-    """Worker processes for a check: the cores the machine leaves free now (one plays in this
-    process, on one torch thread)."""
-    return core_share().free()
+def eval_workers(chunks: int) -> int:
+    """Worker processes for a check of ``chunks`` chunks of deals in all: the cores the
+    machine leaves free now, one for every ``CHUNKS_A_WORKER`` chunks at most; 1 plays the
+    check in this process, on one torch thread."""
+    return max(1, min(core_share().free(), chunks // CHUNKS_A_WORKER))
 
 
-def baseline_check(config: TrainConfig, checkpoint: Path, baseline: str, deals: int) -> EvalConfig:
+def baseline_check(
+    config: TrainConfig, checkpoint: Path, baseline: str, deals: int, workers: int = 1
+) -> EvalConfig:
     """The evaluation of ``checkpoint`` against ``baseline`` on the run's table."""
     return EvalConfig(
         agents=(str(checkpoint), baseline),
@@ -36,7 +45,7 @@ def baseline_check(config: TrainConfig, checkpoint: Path, baseline: str, deals: 
         num_players=config.num_players,
         deals=deals,
         seed=config.eval.seed,
-        workers=eval_workers(),
+        workers=workers,
         options=dict(config.rules),
     )
 
@@ -61,37 +70,47 @@ def evaluate_against_baselines(
     reports, margins = [], []
     start = time.perf_counter()
     tables = config.played_tables()
-    for preset, players in tables:
-        at = config.at_table(preset, players) if len(tables) > 1 else config
-        where = f"{preset}_{players}p/" if len(tables) > 1 else ""
-        for baseline in config.eval.baselines:
-            ev = baseline_check(at, checkpoint, baseline, deals)
-            report = summarize(ev, run(ev, progress=False))
-            learner, other = report.agents
-            (pair,) = report.pairs
-            margins.append(pair.win_rate_difference)
-            reports.append(report)
-            if say is not None:
-                say(
-                    f"  {deals} deals {'at ' + where[:-1] + ' ' if where else ''}against "
-                    f"{baseline}: win rate {learner.win_rate:.1%} against {other.win_rate:.1%} "
-                    f"({time.perf_counter() - start:.0f} s)"
-                )
-            if logger is not None:
-                key = f"eval/{where}vs_{baseline}"
-                logger.record(f"{key}/points_difference", pair.mean_difference)
-                logger.record(f"{key}/relative_difference", pair.relative)
-                logger.record(f"{key}/win_rate", learner.win_rate)
-                # of the deals one of them stood better in: the learner (the reference
-                # learning curves' measure, docs/benchmark.md), and how many there were
-                logger.record(f"{key}/better_share", pair.better_share)
-                logger.record(f"{key}/decided", pair.decided)
-                logger.record(f"{key}/learner_points", learner.mean_points)
-                logger.record(f"{key}/baseline_points", other.mean_points)
+    runs = len(tables) * len(config.eval.baselines)
+    workers = eval_workers(runs * -(-deals // CHUNK_DEALS))
+    # one pool for the whole check: its workers start once, not once a baseline and table
+    with worker_pool(workers) if workers > 1 else contextlib.nullcontext() as pool:
+        for preset, players in tables:
+            at = config.at_table(preset, players) if len(tables) > 1 else config
+            where = f"{preset}_{players}p/" if len(tables) > 1 else ""
+            for baseline in config.eval.baselines:
+                ev = baseline_check(at, checkpoint, baseline, deals, workers)
+                report = summarize(ev, run(ev, progress=False, pool=pool))
+                learner, other = report.agents
+                margins.append(report.pairs[0].win_rate_difference)
+                reports.append(report)
+                if say is not None:
+                    at_where = f"at {where[:-1]} " if where else ""
+                    say(
+                        f"  {deals} deals {at_where}against {baseline}: win rate "
+                        f"{learner.win_rate:.1%} against {other.win_rate:.1%} "
+                        f"({time.perf_counter() - start:.0f} s)"
+                    )
+                if logger is not None:
+                    record_check(logger, f"eval/{where}vs_{baseline}", report)
     score = float(np.mean(margins))
     if logger is not None:
         logger.record("eval/mean_win_rate_margin", score)
     return score, reports
+
+
+def record_check(logger: Any, key: str, report: Report) -> None:
+    """One baseline's check as the run's scalars under ``key``."""
+    learner, other = report.agents
+    (pair,) = report.pairs
+    logger.record(f"{key}/points_difference", pair.mean_difference)
+    logger.record(f"{key}/relative_difference", pair.relative)
+    logger.record(f"{key}/win_rate", learner.win_rate)
+    # of the deals one of them stood better in: the learner (the reference learning curves'
+    # measure, docs/benchmark.md), and how many there were
+    logger.record(f"{key}/better_share", pair.better_share)
+    logger.record(f"{key}/decided", pair.decided)
+    logger.record(f"{key}/learner_points", learner.mean_points)
+    logger.record(f"{key}/baseline_points", other.mean_points)
 
 
 def final_table(config: TrainConfig, checkpoint: Path) -> str:
