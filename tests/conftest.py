@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from .harness import bounds_checking
+
 os.environ["MPLBACKEND"] = "Agg"
+BOUNDS_CHECKED = pytest.StashKey[bounds_checking.BoundsCheckedRun]()
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # the flags that work in a container, without a network or a profile
@@ -64,3 +67,22 @@ def browser():
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         yield browser
         browser.close()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if session.config.option.collectonly or bounds_checking.inside():
+        return
+    if any(item.nodeid == bounds_checking.TEST for item in session.items):
+        session.config.stash[BOUNDS_CHECKED] = bounds_checking.BoundsCheckedRun()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    run = session.config.stash.get(BOUNDS_CHECKED, None)
+    if run is not None:
+        run.stop()
+
+
+@pytest.fixture
+def bounds_checked_run(request) -> bounds_checking.BoundsCheckedRun:
+    """The bounds-checked run the suite started when it was collected."""
+    return request.config.stash[BOUNDS_CHECKED]

@@ -5,11 +5,6 @@ decisions."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
@@ -18,6 +13,7 @@ from hypothesis import strategies as st
 from crates_env.rules import OPTIONS, PRESETS, make_ruleset, option_owners, player_counts
 from crates_env.vector import VectorGame
 
+from .harness import bounds_checking
 from .harness.vector_fuzz import (
     CARDS,
     EXPOSED,
@@ -31,7 +27,6 @@ from .harness.vector_fuzz import (
     fuzz,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 # options that take a number, and the numbers they take
 NUMBERS = {"zimbabwe_jokers": st.integers(0, 8), "deal_size": st.integers(5, 8)}
 
@@ -185,37 +180,17 @@ def test_a_break_is_reported_with_the_table_game_and_step(monkeypatch):
         fuzz("crates", 4, decisions=400, seed=9, games=2)
 
 
-@pytest.mark.skipif(os.environ.get("NUMBA_BOUNDSCHECK") == "1", reason="this is that run")
-def test_the_compiled_engine_tests_pass_with_bounds_checking(tmp_path):
-    """The compiled engine's tests once more with numba's bounds checking on (an index out of
-    range is an IndexError, not a read past an array), compiled afresh into a cache of their
-    own: the differential tests on a table of each preset, the input checks and the fuzz."""
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
-    tables = (
-        "crates-4-options2 or crates-3-options8 or kreights-5 or craits-12 or creights-4 or "
-        "crazy_eights-7 or zimbabwe-6"
-    )
-    tests = [
-        "tests/test_vector_fuzz.py",
-        "tests/test_vector_input.py",
-        "tests/test_vector.py",
-        "-k",
-        f"not step_by_step or {tables}",
-    ]
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+@pytest.mark.skipif(bounds_checking.inside(), reason="this is that run")
+def test_the_compiled_engine_tests_pass_with_bounds_checking(bounds_checked_run):
+    """The compiled engine's tests once more with numba's bounds checking on, compiled afresh
+    (``harness/bounds_checking.py``: started with the suite, beside it)."""
+    code, output = bounds_checked_run.verdict(timeout=900)
+    assert code == 0, output
 
 
 def test_bounds_checking_is_on_in_that_run():
     """In the run above an index out of range raises: the flag reached numba."""
-    if os.environ.get("NUMBA_BOUNDSCHECK") != "1":
+    if not bounds_checking.inside():
         pytest.skip("checked in the bounds-checking run")
     from numba import njit
 
