@@ -91,7 +91,7 @@ def test_a_check_starts_its_workers_once_and_only_for_deals_enough_to_pay_their_
         return Pool()
 
     monkeypatch.setattr(tournament, "worker_pool", worker_pool)
-    monkeypatch.setattr(baselines, "worker_pool", worker_pool, raising=False)
+    monkeypatch.setattr(baselines, "worker_pool", worker_pool)
     monkeypatch.setattr(baselines.core_share(), "free", lambda keep=0: 2)  # two free cores
     config = tiny(tmp_path, "eval.baselines=[heuristic, random]")
     baselines.evaluate_against_baselines(config, "greedy", 20)
