@@ -70,7 +70,9 @@ def browser():
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    if session.config.option.collectonly or bounds_checking.inside():
+    # Under pytest-xdist every worker collects the whole suite; there the run starts when its
+    # test does (the fixture), on the worker the test lands on, while the other works on.
+    if session.config.option.collectonly or bounds_checking.inside() or _xdist_worker():
         return
     if any(item.nodeid == bounds_checking.TEST for item in session.items):
         session.config.stash[BOUNDS_CHECKED] = bounds_checking.BoundsCheckedRun()
@@ -84,5 +86,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 @pytest.fixture
 def bounds_checked_run(request) -> bounds_checking.BoundsCheckedRun:
-    """The bounds-checked run the suite started when it was collected."""
+    """The bounds-checked run the suite started when it was collected, or one started now
+    (an xdist worker's, or a test collected after the hook)."""
+    if BOUNDS_CHECKED not in request.config.stash:
+        request.config.stash[BOUNDS_CHECKED] = bounds_checking.BoundsCheckedRun()
     return request.config.stash[BOUNDS_CHECKED]
+
+
+def _xdist_worker() -> bool:
+    """Whether this process is one of pytest-xdist's workers."""
+    return "PYTEST_XDIST_WORKER" in os.environ

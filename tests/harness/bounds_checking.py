@@ -1,9 +1,10 @@
 """The compiled engine's tests once more with numba's bounds checking on (an index out of range
 is an IndexError, not a read past an array), compiled afresh into a cache of their own, in a
 process of their own: the differential tests on a table of each preset, the input checks and
-the fuzz. Compiling the engine that way keeps a core busy for a minute or two, so the suite
-starts the run as soon as it is collected (``tests/conftest.py``), beside the tests on a core
-they mostly leave idle, and its test waits for the verdict."""
+the fuzz. Compiling the engine that way keeps a core busy for a minute or two, so a suite in one
+process starts the run as soon as it is collected (``tests/conftest.py``), beside the tests on
+a core they mostly leave idle, and its test waits for the verdict; under pytest-xdist (the
+suite's default, two workers) the test starts it on its worker while the other works on."""
 
 from __future__ import annotations
 
@@ -34,10 +35,12 @@ class BoundsCheckedRun:
 
     def __init__(self) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="crates-boundscheck-"))
-        env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(self.folder)}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+        env |= {"NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(self.folder)}
         self.output = self.folder / "output.txt"
         with self.output.open("w") as out:
-            command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+            # one process: the run is a single worker's share of the machine already
+            command = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider"]
             tests = [*FILES, "-k", f"not step_by_step or {TABLES}"]
             self.process = subprocess.Popen(
                 [*command, *tests], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
