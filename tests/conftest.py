@@ -9,6 +9,7 @@ both and sets ``CRATES_BROWSER_TESTS=required``, so there they fail instead of s
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,6 @@ import pytest
 from .harness import bounds_checking
 
 os.environ["MPLBACKEND"] = "Agg"
-BOUNDS_CHECKED = pytest.StashKey[bounds_checking.BoundsCheckedRun]()
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # the flags that work in a container, without a network or a profile
@@ -69,30 +69,10 @@ def browser():
         browser.close()
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    # Under pytest-xdist every worker collects the whole suite; there the run starts when its
-    # test does (the fixture), on the worker the test lands on, while the other works on.
-    if session.config.option.collectonly or bounds_checking.inside() or _xdist_worker():
-        return
-    if any(item.nodeid == bounds_checking.TEST for item in session.items):
-        session.config.stash[BOUNDS_CHECKED] = bounds_checking.BoundsCheckedRun()
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    run = session.config.stash.get(BOUNDS_CHECKED, None)
-    if run is not None:
-        run.stop()
-
-
 @pytest.fixture
-def bounds_checked_run(request) -> bounds_checking.BoundsCheckedRun:
-    """The bounds-checked run the suite started when it was collected, or one started now
-    (an xdist worker's, or a test collected after the hook)."""
-    if BOUNDS_CHECKED not in request.config.stash:
-        request.config.stash[BOUNDS_CHECKED] = bounds_checking.BoundsCheckedRun()
-    return request.config.stash[BOUNDS_CHECKED]
-
-
-def _xdist_worker() -> bool:
-    """Whether this process is one of pytest-xdist's workers."""
-    return "PYTEST_XDIST_WORKER" in os.environ
+def bounds_checked_run() -> Iterator[bounds_checking.BoundsCheckedRun]:
+    """The bounds-checked run, started on the worker its test lands on while the other worker
+    goes on with the suite, and stopped at the test's end if it still runs."""
+    run = bounds_checking.BoundsCheckedRun()
+    yield run
+    run.stop()

@@ -183,7 +183,7 @@ def test_a_break_is_reported_with_the_table_game_and_step(monkeypatch):
 @pytest.mark.skipif(bounds_checking.inside(), reason="this is that run")
 def test_the_compiled_engine_tests_pass_with_bounds_checking(bounds_checked_run):
     """The compiled engine's tests once more with numba's bounds checking on, compiled afresh
-    (``harness/bounds_checking.py``: started with the suite, beside it)."""
+    (``harness/bounds_checking.py``: in a process of its own, on this test's worker)."""
     code, output = bounds_checked_run.verdict(timeout=900)
     assert code == 0, output
 

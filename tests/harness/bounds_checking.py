@@ -1,10 +1,9 @@
 """The compiled engine's tests once more with numba's bounds checking on (an index out of range
 is an IndexError, not a read past an array), compiled afresh into a cache of their own, in a
 process of their own: the differential tests on a table of each preset, the input checks and
-the fuzz. Compiling the engine that way keeps a core busy for a minute or two, so a suite in one
-process starts the run as soon as it is collected (``tests/conftest.py``), beside the tests on
-a core they mostly leave idle, and its test waits for the verdict; under pytest-xdist (the
-suite's default, two workers) the test starts it on its worker while the other works on."""
+the fuzz. Compiling the engine that way keeps a core busy for a minute or two: its test starts
+it (the ``bounds_checked_run`` fixture, ``tests/conftest.py``) and waits for the verdict, one of
+the suite's two pytest-xdist workers waiting while the other goes on."""
 
 from __future__ import annotations
 
@@ -39,7 +38,7 @@ class BoundsCheckedRun:
         env |= {"NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(self.folder)}
         self.output = self.folder / "output.txt"
         with self.output.open("w") as out:
-            # one process: the run is a single worker's share of the machine already
+            # one process: the run is one worker's share of the machine already
             command = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider"]
             tests = [*FILES, "-k", f"not step_by_step or {TABLES}"]
             self.process = subprocess.Popen(
@@ -52,7 +51,7 @@ class BoundsCheckedRun:
         return code, self.output.read_text()[-6000:]
 
     def stop(self) -> None:
-        """Ends it if it still runs (the suite stopped first) and removes its folder."""
+        """Ends it if it still runs (its test stopped first) and removes its folder."""
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
