@@ -14,7 +14,10 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 @pytest.mark.parametrize(
     "code", re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
 )
-def test_the_readme_python_quick_starts_run(code):
+def test_the_readme_python_quick_starts_run(code, tmp_path, monkeypatch):
+    # SB3 gives a model learning without TensorBoard a log folder of its own, in the system's
+    # temporary folder unless SB3_LOGDIR names one: this test's, removed with it
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))
     exec(compile(code.replace("learn(10_000)", "learn(64)"), "README.md", "exec"), {})
 
 
