@@ -33,12 +33,13 @@ relative points), and the verdict: how many tables are past the bar, and which r
 past it at every covered player count. Given several folders (runs on other seeds) it pools each
 table's deals over the folders that played it (``train.evaluation.report.pooled_pairs``) and
 prints each set's share beside the pool; it refuses to pool a table two networks played
-(their ``network.json`` differ). Beside the chart it writes the record of what it drew
-(``docs/covered_tables.png`` -> ``docs/covered_tables.json``: each table's network, each set's
-comparison by its seed, and their pool), and ``--chart`` takes such a record among its sources:
-the tables of the run folders after it replace the record's. A new network at one table plays
-that table's two sets, and the chart is drawn again from the record and those two folders,
-without playing the other tables again:
+(their ``network.json`` differ), and to draw tables of different matches (another agent, or
+another baseline: one title and one record name them). Beside the chart it writes the record
+of what it drew (``docs/covered_tables.png`` -> ``docs/covered_tables.json``: each table's
+network, each set's comparison by its seed, and their pool), and ``--chart`` takes such a
+record among its sources: the tables of the run folders after it replace the record's. A new
+network at one table plays that table's two sets, and the chart is drawn again from the record
+and those two folders, without playing the other tables again:
 
     python benchmarks/covered_tables.py --agent shipped --tables crazy_eights:3 --deals 2000 \
         --seed 52500000 --out runs/bar_new
@@ -235,6 +236,13 @@ def chart(sources: list[Path], png: Path) -> None:
     if not tables:  # nothing to draw: the chart already there stays
         names = ", ".join(str(s) for s in sources)
         raise ValueError(f"no covered table's report.json in {names}: {png} left as it was")
+    matches = sorted({(t.pooled.first, t.pooled.second) for t in tables.values()})
+    if len(matches) > 1:  # one title and one record name the agent and its baseline
+        played = "; ".join(f"{first} against {second}" for first, second in matches)
+        raise ValueError(
+            f"the tables were played by different matches ({played}): chart one agent against "
+            f"one baseline; {png} left as it was"
+        )
     shares, errors = [], []
     passed: dict[tuple[str, int], bool] = {}  # the tables measured, in the covered list's order
     for (preset, players), table in tables.items():
@@ -246,7 +254,9 @@ def chart(sources: list[Path], png: Path) -> None:
         each = ", ".join(f"{p.better_share:.1%} on seed {seed}" for seed, p in table.sets.items())
         print(f"{preset} {players}p: {row(pair)}" + (f" ({each})" if len(table.sets) > 1 else ""))
     sets = {len(t.sets) for t in tables.values()}
-    agent = f"{pair.first}, {pair.deals} deals a table" + (
+    deals = sorted({t.pooled.deals for t in tables.values()})
+    sizes = f"{deals[0]:,}" if len(deals) == 1 else f"{deals[0]:,} to {deals[-1]:,}"
+    agent = f"{pair.first}, {sizes} deals a table" + (
         f" ({max(sets)} sets pooled)" if max(sets) > 1 else ""
     )
     baseline = pair.second

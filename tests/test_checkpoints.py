@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import zipfile
 from dataclasses import asdict, replace
 
@@ -532,6 +533,21 @@ def test_covered_tables_chart_keeps_a_record_a_later_chart_starts_from(tmp_path,
     with pytest.raises(ValueError, match=r"broken.json is not a record of covered_tables.py"):
         covered_tables.chart([tmp_path / "broken.json"], tmp_path / "broken.png")
     assert not (tmp_path / "broken.png").exists()
+
+
+def test_covered_tables_chart_refuses_tables_of_different_matches(tmp_path):
+    """One chart and its record name one agent against one baseline: tables played by another
+    agent, or against another baseline, are refused by name and the chart there stays."""
+    covered_tables = benchmark("covered_tables")
+    covered_tables.play((MIXTURE, "heuristic"), [("crates", 2)], 2, 100, tmp_path / "a", 1)
+    covered_tables.play((MIXTURE, "greedy"), [("crates", 3)], 2, 100, tmp_path / "b", 1)
+    png = tmp_path / "chart.png"
+    png.write_bytes(b"the chart drawn before")
+    played = f"{MIXTURE} against greedy; {MIXTURE} against heuristic"
+    with pytest.raises(ValueError, match=re.escape(f"different matches ({played}): chart one")):
+        covered_tables.chart([tmp_path / "a", tmp_path / "b"], png)
+    assert png.read_bytes() == b"the chart drawn before"
+    assert not png.with_suffix(".json").exists()
 
 
 def test_covered_tables_verdict_counts_tables_and_whole_rule_systems():
