@@ -243,6 +243,7 @@ def chart(sources: list[Path], png: Path) -> None:
             f"the tables were played by different matches ({played}): chart one agent against "
             f"one baseline; {png} left as it was"
         )
+    ((first, baseline),) = matches
     shares, errors = [], []
     passed: dict[tuple[str, int], bool] = {}  # the tables measured, in the covered list's order
     for (preset, players), table in tables.items():
@@ -256,10 +257,9 @@ def chart(sources: list[Path], png: Path) -> None:
     sets = {len(t.sets) for t in tables.values()}
     deals = sorted({t.pooled.deals for t in tables.values()})
     sizes = f"{deals[0]:,}" if len(deals) == 1 else f"{deals[0]:,} to {deals[-1]:,}"
-    agent = f"{pair.first}, {sizes} deals a table" + (
+    agent = f"{first}, {sizes} deals a table" + (
         f" ({max(sets)} sets pooled)" if max(sets) > 1 else ""
     )
-    baseline = pair.second
     names = [f"{preset} {players}p" for preset, players in passed]
     fig, ax = plt.subplots(figsize=(10, 0.32 * len(names) + 1.2))
     colours = ["tab:green" if ok else "tab:gray" for ok in passed.values()]
@@ -273,7 +273,7 @@ def chart(sources: list[Path], png: Path) -> None:
     fig.tight_layout()
     fig.savefig(png, dpi=100)
     record = {
-        "agent": pair.first,
+        "agent": first,
         "baseline": baseline,
         "tables": {f"{p}:{n}": table.to_json() for (p, n), table in tables.items()},
     }
