@@ -239,6 +239,11 @@ class TrainConfig:
     # of the same deal played by HeuristicAgent at every seat (reward_mode and reward_scale are
     # then not read). Its opponents are HeuristicAgent alone.
     duplicate_reward: bool = False
+    # The environment's rewards less, hand by hand, what the learner's side was paid for the same
+    # hands of the same deal played by HeuristicAgent at every seat (train/duplicate.py): the
+    # cards' luck taken out of each hand's pay, reward_transform applied after. Its opponents
+    # are HeuristicAgent alone; only at tables whose games have a fixed number of hands.
+    duplicate_hands: bool = False
     one_card: str = "auto"
     # The layout the learner reads: "seat" (its table's own vector) or "table" (one size at
     # every table, with what the table is at the end: docs/env.md), which ``tables`` needs.
@@ -651,18 +656,24 @@ def _coerce(value: Any, default: Any, key: str) -> Any:
     return value
 
 
-def _check_duplicate(c: TrainConfig) -> None:
-    """``duplicate_reward``: the learner meets the baseline's own agents (HeuristicAgent alone)
-    and is paid the comparison itself, untransformed and unshaped."""
+def _check_opponents_are_baseline(c: TrainConfig, key: str) -> None:
+    """``key`` compares the learner with the baseline in the same deal: it plays it alone."""
     from train.duplicate import BASELINE
 
     scripted = {name for name, weight in c.opponents.scripted.items() if weight}
     if scripted != {BASELINE} or c.opponents.snapshot_weight > 0:
         raise ValueError(
-            f"duplicate_reward: true compares the learner with {BASELINE} in the same deal, so "
+            f"{key}: true compares the learner with {BASELINE} in the same deal, so "
             f"it plays {BASELINE} alone: set opponents.scripted: {{{BASELINE}: 1.0}} and "
             "opponents.snapshot_weight: 0"
         )
+
+
+def _check_duplicate(c: TrainConfig) -> None:
+    """``duplicate_reward``: the learner meets the baseline's own agents (HeuristicAgent alone)
+    and is paid the comparison itself, untransformed and unshaped."""
+
+    _check_opponents_are_baseline(c, "duplicate_reward")
     switches = {
         "mode: expert": c.mode == "expert",
         f"reward_transform: {c.reward_transform}": c.reward_transform != "none",
@@ -673,6 +684,30 @@ def _check_duplicate(c: TrainConfig) -> None:
         switches,
         "duplicate_reward: true does not go with {} (it pays the comparison itself): "
         "leave them out",
+    )
+
+
+def _check_duplicate_hands(c: TrainConfig, rules) -> None:
+    """``duplicate_hands``: the baseline's own opponents, and hands that match one for one."""
+    from train.duplicate import BASELINE
+
+    _check_opponents_are_baseline(c, "duplicate_hands")
+    if rules.num_hands is None:
+        raise ValueError(
+            f"duplicate_hands: true needs a game of a fixed number of hands, and "
+            f"{c.preset} ends on a score ({rules.game_end}): a game's length would move what "
+            f"is taken off"
+        )
+    _refuse_any(
+        {
+            "duplicate_reward": c.duplicate_reward,
+            "mode: expert": c.mode == "expert",
+            "pressure_shaping": c.pressure_shaping,
+            "privileged_critic": c.privileged_critic,
+            "tables": bool(c.tables),
+        },
+        f"duplicate_hands: true does not go with {{}} (it compares with {BASELINE}'s pay for "
+        "the same hands of one table): leave them out",
     )
 
 
@@ -715,6 +750,8 @@ def _check_values(c: TrainConfig) -> None:
             )
     if c.duplicate_reward:
         _check_duplicate(c)
+    if c.duplicate_hands:
+        _check_duplicate_hands(c, rules)
     for key, allowed in RANGES.items():
         value = config_value(c, key)
         values = value if isinstance(value, list) else [] if value is None else [value]

@@ -36,17 +36,21 @@ class DuplicateSeating(PoolSeating):
     deal of the game in each slot and ``baseline(deal)`` the standing of every side in that
     deal's all-HeuristicAgent game."""
 
-    def __init__(self, pool: OpponentPool, env_kwargs: dict, engine: str = "auto") -> None:
+    def __init__(
+        self, pool: OpponentPool, env_kwargs: dict, engine: str = "auto", by_hand: bool = False
+    ) -> None:
         super().__init__(pool, privileged=False)
-        self.env_kwargs, self.engine = env_kwargs, engine
+        self.env_kwargs, self.engine, self.by_hand = env_kwargs, engine, by_hand
         self.seed, self.next_deal = 0, 0
         self.deal_of: dict[int, int] = {}
         self._standings: dict[int, np.ndarray] = {}
+        self._pay: dict[int, np.ndarray] = {}
 
     def reset(self, seed: int | None, num_envs: int) -> None:
         if seed is not None:
             self.seed, self.next_deal = seed, 0
             self._standings.clear()
+            self._pay.clear()
 
     def new_game(self, slot: int) -> Lineup:
         deal = self.next_deal
@@ -62,12 +66,31 @@ class DuplicateSeating(PoolSeating):
         (larger is better), played with the block of deals around it the first time it is
         asked for and forgotten once read (the few of truncated games, never read, are kept:
         a float a side each)."""
-        if deal not in self._standings:
-            first = deal - deal % BLOCK
-            deals = range(first, first + BLOCK)
-            standings = self._play(deals)
-            self._standings.update(zip(deals, standings, strict=True))
+        self._played(deal)
         return self._standings.pop(deal)
+
+    def paid(self, deal: int, seat: int, hands: range) -> float:
+        """What seat ``seat`` was paid over ``hands`` of deal ``deal``'s baseline game (with
+        ``by_hand``; 0 for a game not compared). Kept until ``forget``."""
+        self._played(deal)
+        pay = self._pay[deal][:, seat]
+        return float(np.nan_to_num(pay[hands.stop] - pay[hands.start]))
+
+    def forget(self, deal: int) -> None:
+        """Deal ``deal``'s game is over: its baseline game is not asked for again."""
+        self._standings.pop(deal, None)
+        self._pay.pop(deal, None)
+
+    def _played(self, deal: int) -> None:
+        """Deal ``deal``'s baseline game played (with the block of deals around it)."""
+        if deal in self._standings:
+            return
+        first = deal - deal % BLOCK
+        deals = range(first, first + BLOCK)
+        standings, pay = self._play(deals)
+        self._standings.update(zip(deals, standings, strict=True))
+        if self.by_hand:
+            self._pay.update(zip(deals, pay, strict=True))
 
     def _agents(self, deal: int) -> tuple:
         """HeuristicAgent at every seat of deal ``deal``, seeded by the deal and seat."""
@@ -77,8 +100,11 @@ class DuplicateSeating(PoolSeating):
             for s in range(n)
         )
 
-    def _play(self, deals: range) -> np.ndarray:
-        """The standings of the baseline games of ``deals``, side by side. A game whose
+    def _play(self, deals: range) -> tuple[np.ndarray, np.ndarray]:
+        """The standings of the baseline games of ``deals``, side by side (``[deals, sides]``),
+        and what each seat had been paid by the end of each hand (``[deals, hands + 1, seats]``:
+        row h by the end of hand h, the start's pay in it, row 0 nothing; with ``by_hand``, else
+        row 0 alone). A game whose
         pressures pass the compiled engine's 64-bit scores (a runaway of more than 58 pressures)
         is not compared: its standings are NaN and the learner is paid nothing for that deal
         (the block is split in halves to find it; the reference engine, exact there, would
@@ -87,16 +113,25 @@ class DuplicateSeating(PoolSeating):
             return self._play_on(deals, self.engine)
         except OverflowError:
             if len(deals) == 1:
-                return np.full((1, self.rules.num_teams), np.nan)
+                return np.full((1, self.rules.num_teams), np.nan), np.full(
+                    (1, self._hands() + 1, self.rules.num_players), np.nan
+                )
             half = len(deals) // 2
-            return np.concatenate([self._play(deals[:half]), self._play(deals[half:])])
+            parts = self._play(deals[:half]), self._play(deals[half:])
+            return tuple(np.concatenate(part) for part in zip(*parts, strict=True))
 
-    def _play_on(self, deals: range, engine: str) -> np.ndarray:
+    def _hands(self) -> int:
+        """The hands whose pay is kept: every hand of a game on a schedule (``by_hand``)."""
+        return self.rules.num_hands if self.by_hand else 0
+
+    def _play_on(self, deals: range, engine: str) -> tuple[np.ndarray, np.ndarray]:
         """``_play`` on ``engine``."""
         # the games write the seat layout, which HeuristicAgent reads (as in the vector env)
         batch = game_batch(len(deals), engine, **in_seat_layout(self.env_kwargs), autoreset=False)
         batch.reset_as_env([np.random.default_rng(seed_of(self.seed, d)) for d in deals])
         seated = [self._agents(d) for d in deals]
+        pay = np.zeros((len(deals), self._hands() + 1, self.rules.num_players))
+        paid = batch.rewards.copy()  # the start's pay, as the AEC env pays it on the first step
         while not batch.game_over.all():
             live = np.flatnonzero(~batch.game_over)
             to_play = batch.to_play
@@ -104,8 +139,12 @@ class DuplicateSeating(PoolSeating):
             actions = np.zeros(len(deals), dtype=np.int64)
             observations, masks = batch.observe(games=live), batch.legal_mask(games=live)
             actions[live] = decide_batch(agents, observations, masks.astype(bool))
-            batch.step(actions, active=~batch.game_over)
-        return batch.standings
+            hands = batch.hands_played
+            paid += batch.step(actions, active=~batch.game_over)[0]
+            if self.by_hand:  # by the end of hand h: what was paid until that hand ended
+                ended = np.flatnonzero(batch.hands_played > hands)
+                pay[ended, batch.hands_played[ended]] = paid[ended]
+        return batch.standings, pay
 
 
 def duplicate_rewards(mine: np.ndarray, baseline: np.ndarray) -> np.ndarray:

@@ -98,7 +98,11 @@ def warm_start(
 def learner_spec(config: TrainConfig, shaping: PressureShaping | None) -> LearnerSpec:
     """What the run feeds its learner, in self-play and in the warm start's demonstrations."""
     return LearnerSpec(
-        config.reward_transform, shaping, config.privileged_critic, config.duplicate_reward
+        config.reward_transform,
+        shaping,
+        config.privileged_critic,
+        config.duplicate_reward,
+        config.duplicate_hands,
     )
 
 

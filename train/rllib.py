@@ -69,6 +69,7 @@ def check_supported(config: TrainConfig) -> None:
         "privileged_critic": config.privileged_critic,
         "count_features": config.count_features,
         "duplicate_reward": config.duplicate_reward,
+        "duplicate_hands": config.duplicate_hands,
     }
     wrong = [key for key, on in switches.items() if on]
     if wrong:

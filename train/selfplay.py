@@ -52,6 +52,10 @@ class LearnerSpec:
     # paid only at a game's end, +1 / 0 / -1 as its side stood against the same deal played by
     # HeuristicAgent at every seat (train.duplicate), instead of the environment's rewards
     duplicate: bool = False
+    # the environment's rewards less, hand by hand, what its side was paid for the same hands of
+    # the same deal played by HeuristicAgent at every seat (train.duplicate): the cards' luck
+    # taken out of the pay; only where every game has the same hands (a schedule)
+    duplicate_hands: bool = False
 
     def reward(self, reward: float) -> float:
         """The reward the learner trains on (``reward_transform``)."""
@@ -89,8 +93,8 @@ class SelfPlayBatch:
         table = Table.from_rules(raw_env(**env_kwargs).rules)
         self.pool = OpponentPool(pool_spec, table, policy_factory, seed)
         seating = (
-            DuplicateSeating(self.pool, env_kwargs, engine)
-            if learner.duplicate
+            DuplicateSeating(self.pool, env_kwargs, engine, by_hand=learner.duplicate_hands)
+            if learner.duplicate or learner.duplicate_hands
             else PoolSeating(self.pool, learner.privileged)
         )
         self.env = CratesVectorEnv(
@@ -106,6 +110,7 @@ class SelfPlayBatch:
         self.spec, self.seed = learner, seed
         self.returns = np.zeros(count)
         self.lengths = np.zeros(count, dtype=np.int64)
+        self.hands = np.zeros(count, dtype=np.int64)  # hands ended in each slot's game
         self._seeded = False
 
     @property
@@ -123,13 +128,15 @@ class SelfPlayBatch:
             self.pool.reset(seed)
         obs, infos = self.env.reset(seed=seed)
         self._seeded = True
-        self.returns[:], self.lengths[:] = 0.0, 0
+        self.returns[:], self.lengths[:], self.hands[:] = 0.0, 0, 0
         return obs, infos["action_mask"]
 
     def step(self, actions: Sequence[int]):
         deals = self._deals()  # the games now in play: the ones a finished game's reward is of
         obs, rewards, terminated, truncated, infos = self.env.step(np.asarray(actions))
-        if deals is not None:
+        if deals is not None and self.spec.duplicate_hands:
+            rewards = rewards - self._baseline_pay(deals, terminated | truncated, infos)
+        elif deals is not None:
             rewards = self._duplicate_rewards(deals, terminated, infos)
         out = self.spec.rewards(rewards).astype(np.float32)
         self.returns += out
@@ -161,6 +168,24 @@ class SelfPlayBatch:
             side = int(final["side"][i])
             mine = final["standings"][i][side]
             out[i] = duplicate_rewards(mine, seating.baseline(deals[i])[side])
+        return out
+
+    def _baseline_pay(self, deals: list[int], over: np.ndarray, infos: dict) -> np.ndarray:
+        """Per slot, what the learner's seat was paid in its deal's baseline game for the hands
+        its own game ended on this step (``train.duplicate``)."""
+        seating: DuplicateSeating = self.env.seating
+        ended = np.asarray(infos["hands_ended"]).copy()
+        if over.any():  # a finished game's infos are its final ones
+            ended[over] = infos["final_info"]["hands_ended"][over]
+        out = np.zeros(self.env.num_envs)
+        for i in np.flatnonzero(ended):
+            seat = int(infos["final_info"]["seat"][i] if over[i] else infos["seat"][i])
+            first = int(self.hands[i])
+            out[i] = seating.paid(deals[i], seat, range(first, first + int(ended[i])))
+            self.hands[i] = first + ended[i]
+        for i in np.flatnonzero(over):
+            seating.forget(deals[i])
+            self.hands[i] = 0
         return out
 
 
