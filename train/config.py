@@ -672,7 +672,6 @@ def _check_opponents_are_baseline(c: TrainConfig, key: str) -> None:
 def _check_duplicate(c: TrainConfig) -> None:
     """``duplicate_reward``: the learner meets the baseline's own agents (HeuristicAgent alone)
     and is paid the comparison itself, untransformed and unshaped."""
-
     _check_opponents_are_baseline(c, "duplicate_reward")
     switches = {
         "mode: expert": c.mode == "expert",
@@ -694,9 +693,9 @@ def _check_duplicate_hands(c: TrainConfig, rules) -> None:
     _check_opponents_are_baseline(c, "duplicate_hands")
     if rules.num_hands is None:
         raise ValueError(
-            f"duplicate_hands: true needs a game of a fixed number of hands, and "
+            "duplicate_hands: true needs a game of a fixed number of hands, and "
             f"{c.preset} ends on a score ({rules.game_end}): a game's length would move what "
-            f"is taken off"
+            "is taken off"
         )
     _refuse_any(
         {

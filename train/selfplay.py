@@ -110,7 +110,6 @@ class SelfPlayBatch:
         self.spec, self.seed = learner, seed
         self.returns = np.zeros(count)
         self.lengths = np.zeros(count, dtype=np.int64)
-        self.hands = np.zeros(count, dtype=np.int64)  # hands ended in each slot's game
         self._seeded = False
 
     @property
@@ -128,7 +127,7 @@ class SelfPlayBatch:
             self.pool.reset(seed)
         obs, infos = self.env.reset(seed=seed)
         self._seeded = True
-        self.returns[:], self.lengths[:], self.hands[:] = 0.0, 0, 0
+        self.returns[:], self.lengths[:] = 0.0, 0
         return obs, infos["action_mask"]
 
     def step(self, actions: Sequence[int]):
@@ -174,18 +173,19 @@ class SelfPlayBatch:
         """Per slot, what the learner's seat was paid in its deal's baseline game for the hands
         its own game ended on this step (``train.duplicate``)."""
         seating: DuplicateSeating = self.env.seating
-        ended = np.asarray(infos["hands_ended"]).copy()
-        if over.any():  # a finished game's infos are its final ones
-            ended[over] = infos["final_info"]["hands_ended"][over]
+        ended, played = np.array(infos["hands_ended"]), np.array(self.games.hands_played)
+        seats = np.array(infos["seat"])
+        if over.any():  # a finished game's slot holds a new game: its infos are the final ones
+            final = infos["final_info"]
+            ended[over], played[over], seats[over] = (
+                final[key][over] for key in ("hands_ended", "hands", "seat")
+            )
         out = np.zeros(self.env.num_envs)
         for i in np.flatnonzero(ended):
-            seat = int(infos["final_info"]["seat"][i] if over[i] else infos["seat"][i])
-            first = int(self.hands[i])
-            out[i] = seating.paid(deals[i], seat, range(first, first + int(ended[i])))
-            self.hands[i] = first + ended[i]
+            hands = range(int(played[i] - ended[i]), int(played[i]))
+            out[i] = seating.paid(deals[i], int(seats[i]), hands)
         for i in np.flatnonzero(over):
             seating.forget(deals[i])
-            self.hands[i] = 0
         return out
 
 
